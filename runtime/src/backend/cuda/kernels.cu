@@ -1,0 +1,45 @@
+// Elementwise and reduction kernels of the placement runtime, compiled once per device with NVRTC.
+// Every kernel walks its range with a grid-stride loop, so any grid size covers any length.
+
+#define PLACEMENT_BINARY(name, expr)                                                         \
+    extern "C" __global__ void name(const float* a, const float* b, float* out, size_t n) { \
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;                \
+             i += (size_t)blockDim.x * gridDim.x) {                                          \
+            out[i] = (expr);                                                                 \
+        }                                                                                    \
+    }
+
+PLACEMENT_BINARY(placement_add, a[i] + b[i])
+PLACEMENT_BINARY(placement_sub, a[i] - b[i])
+PLACEMENT_BINARY(placement_mul, a[i] * b[i])
+PLACEMENT_BINARY(placement_div, a[i] / b[i])
+
+extern "C" __global__ void placement_relu(const float* x, float* out, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)blockDim.x * gridDim.x) {
+        out[i] = fmaxf(x[i], 0.0f);
+    }
+}
+
+// Each block reduces its share in shared memory, then adds its partial sum to out[0], which the
+// caller zeroes first. The block size must be PLACEMENT_BLOCK.
+#define PLACEMENT_BLOCK 256
+extern "C" __global__ void placement_sum(const float* x, float* out, size_t n) {
+    __shared__ float partial[PLACEMENT_BLOCK];
+    float acc = 0.0f;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)blockDim.x * gridDim.x) {
+        acc += x[i];
+    }
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) {
+            partial[threadIdx.x] += partial[threadIdx.x + stride];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        atomicAdd(out, partial[0]);
+    }
+}
