@@ -254,9 +254,12 @@ impl CudaGpu {
             TransferMode::Pageable => self.stream.memcpy_htod(data, &mut slice).map_err(copy)?,
             TransferMode::Pinned => self.with_staging(data.len(), |staging| {
                 staging.copy_from_slice(data);
-                // A plain slice of page-locked memory: the driver copies it by DMA, and cudarc
-                // synchronises the stream before the staging buffer can be reused.
-                self.stream.memcpy_htod(&*staging, &mut slice).map_err(copy)
+                // Passed as a plain slice, page-locked memory is copied by DMA asynchronously;
+                // wait for it before the staging buffer can be reused.
+                self.stream
+                    .memcpy_htod(&*staging, &mut slice)
+                    .map_err(copy)?;
+                self.synchronize()
             })?,
         }
         Ok(self.storage(slice, allocation))
@@ -343,7 +346,9 @@ impl CudaStorage {
         match mode {
             TransferMode::Pageable => gpu.stream.clone_dtoh(&self.slice).map_err(copy),
             TransferMode::Pinned => gpu.with_staging(self.slice.len(), |staging| {
+                // Asynchronous into page-locked memory: wait before reading it.
                 gpu.stream.memcpy_dtoh(&self.slice, staging).map_err(copy)?;
+                gpu.synchronize()?;
                 Ok(staging.to_vec())
             }),
         }
