@@ -1,0 +1,251 @@
+//! What library calls mean for placement, as data: one TOML table per library, plus the entries
+//! a user adds in configuration (same format, under `[[api.item]]` and `[[api.method]]`).
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+
+/// What a call, value or method means for placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Builds a device from a GPU ordinal (`ordinal` says which argument).
+    ExplicitDevice,
+    /// Chooses a device without saying which (a default, GPU 0, "best available").
+    ImplicitDevice,
+    /// Acts on whatever device or context is current for the thread.
+    CurrentDeviceUser,
+    /// Changes the thread's or process's current device.
+    SetCurrentDevice,
+    /// Changes the current device for a scope and restores it.
+    ScopedGuard,
+    /// Builds a value of a known type (`returns`), with no placement meaning of its own.
+    Constructor,
+    /// Starts a thread; its closure (`closure` says which argument) is an entry point.
+    SpawnThread,
+    /// Runs a closure with a scope whose `spawn` starts threads.
+    ThreadScope,
+    /// Sets an environment variable of this process.
+    SetEnvVar,
+}
+
+/// One entry of a table, for a path (function, associated function, variant, constant) or for
+/// methods of known receiver types.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// For `[[item]]`: the canonical path.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// For `[[method]]`: the receiver types.
+    #[serde(default)]
+    pub on: Vec<String>,
+    /// For `[[method]]`: the method names.
+    #[serde(default)]
+    pub names: Vec<String>,
+    pub role: Role,
+    /// Which argument is the GPU ordinal (explicit device constructors).
+    #[serde(default)]
+    pub ordinal: Option<usize>,
+    /// Which argument is a closure (thread spawns).
+    #[serde(default)]
+    pub closure: Option<usize>,
+    /// The type of the result, after `?` or `unwrap()`, for following bindings.
+    #[serde(default)]
+    pub returns: Option<String>,
+    /// What the call does, shown in the finding's label.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// Whether the entry comes from a built-in table (about another crate) rather than from
+    /// configuration (about the crate's own wrappers).
+    #[serde(skip)]
+    pub builtin: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reexport {
+    from: String,
+    to: String,
+}
+
+/// A table file, built in or from configuration.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    #[serde(default)]
+    reexport: Vec<Reexport>,
+    #[serde(default)]
+    item: Vec<Entry>,
+    #[serde(default)]
+    method: Vec<Entry>,
+}
+
+impl Table {
+    /// Adds the entries of `other`.
+    pub fn extend(&mut self, other: Table) {
+        self.reexport.extend(other.reexport);
+        self.item.extend(other.item);
+        self.method.extend(other.method);
+    }
+}
+
+const BUILT_IN: &[(&str, &str)] = &[
+    ("placement", include_str!("placement.toml")),
+    ("candle", include_str!("candle.toml")),
+    ("tch", include_str!("tch.toml")),
+    ("burn", include_str!("burn.toml")),
+    ("cudarc", include_str!("cudarc.toml")),
+    ("std", include_str!("std.toml")),
+];
+
+/// Every table, indexed for lookups by canonical path and by (receiver type, method name).
+#[derive(Debug, Default)]
+pub struct Api {
+    items: HashMap<String, Entry>,
+    methods: HashMap<(String, String), Entry>,
+    /// `from` → `to` prefixes, longest first.
+    reexports: Vec<(Vec<String>, Vec<String>)>,
+    /// Last segment of raw `sys` functions → canonical path, for crates that declare them.
+    raw: HashMap<String, String>,
+    /// Every proper prefix of a known path or receiver type (`candle_core`, `candle_core::Device`),
+    /// to tell whether a glob import can lead anywhere known.
+    prefixes: HashSet<String>,
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split("::").map(str::to_owned).collect()
+}
+
+impl Api {
+    /// The built-in tables plus `extra` (from configuration).
+    pub fn new(extra: Table) -> Result<Api, String> {
+        let mut api = Api::default();
+        for (name, text) in BUILT_IN {
+            let table: Table = toml::from_str(text)
+                .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
+            api.add(table, name, true)?;
+        }
+        api.add(extra, "configuration", false)?;
+        api.reexports
+            .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        Ok(api)
+    }
+
+    fn add(&mut self, table: Table, source: &str, builtin: bool) -> Result<(), String> {
+        for reexport in table.reexport {
+            self.add_prefixes(&format!("{}::_", reexport.from));
+            self.reexports
+                .push((segments(&reexport.from), segments(&reexport.to)));
+        }
+        for mut entry in table.item {
+            entry.builtin = builtin;
+            let Some(path) = entry.path.clone() else {
+                return Err(format!(
+                    "an `item` entry of the {source} API table has no `path`"
+                ));
+            };
+            if path.contains("::sys::") {
+                let name = path.rsplit("::").next().unwrap_or_default().to_owned();
+                self.raw.insert(name, path.clone());
+            }
+            self.add_prefixes(&path);
+            self.items.insert(path, entry);
+        }
+        for mut entry in table.method {
+            entry.builtin = builtin;
+            if entry.on.is_empty() || entry.names.is_empty() {
+                return Err(format!(
+                    "a `method` entry of the {source} API table needs `on` and `names`"
+                ));
+            }
+            for ty in &entry.on {
+                self.add_prefixes(&format!("{ty}::_"));
+                for name in &entry.names {
+                    self.methods
+                        .insert((ty.clone(), name.clone()), entry.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_prefixes(&mut self, path: &str) {
+        let mut end = 0;
+        while let Some(at) = path[end..].find("::") {
+            end += at;
+            self.prefixes.insert(path[..end].to_owned());
+            end += 2;
+        }
+    }
+
+    /// Rewrites re-exported paths to the defining path (`candle_core::cuda::cudarc::X` →
+    /// `cudarc::X`).
+    pub fn canonical(&self, mut path: Vec<String>) -> Vec<String> {
+        for _ in 0..4 {
+            let Some((from, to)) = self
+                .reexports
+                .iter()
+                .find(|(from, _)| path.starts_with(from))
+            else {
+                break;
+            };
+            path = to
+                .iter()
+                .cloned()
+                .chain(path[from.len()..].iter().cloned())
+                .collect();
+        }
+        path
+    }
+
+    pub fn item(&self, path: &str) -> Option<&Entry> {
+        self.items.get(path)
+    }
+
+    pub fn method(&self, receiver: &str, name: &str) -> Option<&Entry> {
+        self.methods.get(&(receiver.to_owned(), name.to_owned()))
+    }
+
+    /// The canonical path of a raw CUDA function that a crate declares itself.
+    pub fn raw(&self, name: &str) -> Option<&str> {
+        self.raw.get(name).map(String::as_str)
+    }
+
+    /// Whether `path` leads somewhere a table knows: it is an entry or a prefix of one.
+    pub fn knows(&self, path: &[String]) -> bool {
+        let joined = path.join("::");
+        self.prefixes.contains(&joined) || self.items.contains_key(&joined)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_tables_load_and_canonicalise() {
+        let api = Api::new(Table::default()).unwrap();
+        let path = |s: &str| segments(s);
+        assert_eq!(
+            api.canonical(path("candle_core::cuda::cudarc::driver::safe::CudaContext")),
+            path("cudarc::driver::CudaContext")
+        );
+        assert_eq!(
+            api.canonical(path("burn_tensor::Device::default")),
+            path("burn::tensor::Device::default")
+        );
+        assert!(api.item("tch::Device::cuda_if_available").is_some());
+        assert!(
+            api.method("cudarc::driver::CudaContext", "bind_to_thread")
+                .is_some()
+        );
+        assert_eq!(
+            api.raw("cudaSetDevice"),
+            Some("cudarc::runtime::sys::cudaSetDevice")
+        );
+        let knows = |s: &str| api.knows(&path(s));
+        assert!(knows("burn_core") && knows("tch") && knows("tch::Device") && !knows("serde"));
+        assert!(knows("cudarc::driver::CudaContext") && knows("tch::Device::cuda_if_available"));
+    }
+}

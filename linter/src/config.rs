@@ -1,0 +1,259 @@
+//! Configuration: `placement.toml` at the workspace root, or `[workspace.metadata.placement]`,
+//! and `[package.metadata.placement]` for one package; then the command line on top.
+//!
+//! ```toml
+//! entry_points = ["my_crate::launch::init_rank"]
+//! exclude = ["vendor/**"]
+//!
+//! [levels]
+//! hardcoded_device = "deny"
+//!
+//! [[api.item]]
+//! path = "my_crate::gpu::default_gpu"
+//! role = "implicit_device"
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::api::{Api, Table};
+use crate::rules::{self, Level};
+
+/// One configuration source, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    levels: BTreeMap<String, Level>,
+    #[serde(default)]
+    entry_points: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default)]
+    api: Table,
+}
+
+/// A configuration error: which source, and what is wrong with which key.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration in {source_name}: {message}")]
+pub struct ConfigError {
+    source_name: String,
+    message: String,
+}
+
+impl ConfigError {
+    fn new(source_name: impl Into<String>, message: impl ToString) -> Self {
+        ConfigError {
+            source_name: source_name.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
+impl ConfigFile {
+    pub fn from_toml(name: &str, text: &str) -> Result<ConfigFile, ConfigError> {
+        toml::from_str(text).map_err(|err| ConfigError::new(name, err.to_string().trim_end()))
+    }
+
+    pub fn from_metadata(name: &str, value: &serde_json::Value) -> Result<ConfigFile, ConfigError> {
+        serde_json::from_value(value.clone()).map_err(|err| ConfigError::new(name, err))
+    }
+}
+
+/// Levels given on the command line, in order: later ones win, as with rustc's `-A/-W/-D`.
+#[derive(Clone, Debug, Default)]
+pub struct CliLevels {
+    pub levels: Vec<(String, Level)>,
+    /// `-D warnings`: every finding at `warn` is raised to `deny`.
+    pub deny_warnings: bool,
+}
+
+/// The configuration in force for a run.
+#[derive(Debug)]
+pub struct Config {
+    levels: HashMap<String, Level>,
+    package_levels: HashMap<String, HashMap<String, Level>>,
+    cli: HashMap<String, Level>,
+    deny_warnings: bool,
+    pub entry_points: Vec<String>,
+    pub exclude: GlobSet,
+    pub api: Api,
+    /// Where the workspace configuration came from, for messages.
+    pub source: Option<String>,
+    /// Problems worth a warning (unknown rule names).
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// Builds the configuration from the workspace source, the packages' own sources (by
+    /// package name) and the command line.
+    pub fn new(
+        workspace: Option<(String, ConfigFile)>,
+        packages: Vec<(String, String, ConfigFile)>,
+        cli: CliLevels,
+    ) -> Result<Config, ConfigError> {
+        let mut warnings = Vec::new();
+        let mut check_names = |source: &str, levels: &BTreeMap<String, Level>| {
+            for name in levels.keys() {
+                if rules::find(name).is_none() {
+                    warnings.push(format!("unknown rule `{name}` in the levels of {source}; see `cargo placement rules`"));
+                }
+            }
+        };
+        let (source, file) = match workspace {
+            Some((source, file)) => (Some(source), file),
+            None => (None, ConfigFile::default()),
+        };
+        if let Some(source) = &source {
+            check_names(source, &file.levels);
+        }
+        let mut api_table = file.api;
+        let mut entry_points = file.entry_points;
+        let mut exclude = file.exclude;
+        let mut package_levels = HashMap::new();
+        for (package, source, package_file) in packages {
+            check_names(&source, &package_file.levels);
+            api_table.extend(package_file.api);
+            entry_points.extend(package_file.entry_points);
+            exclude.extend(package_file.exclude);
+            package_levels.insert(package, package_file.levels.into_iter().collect());
+        }
+        let source_name = source
+            .clone()
+            .unwrap_or_else(|| "the configuration".to_owned());
+        let mut globs = GlobSetBuilder::new();
+        for pattern in &exclude {
+            let glob = Glob::new(pattern).map_err(|err| {
+                ConfigError::new(&source_name, format!("`exclude` entry {pattern:?}: {err}"))
+            })?;
+            globs.add(glob);
+        }
+        let exclude = globs
+            .build()
+            .map_err(|err| ConfigError::new(&source_name, err))?;
+        let api = Api::new(api_table).map_err(|err| ConfigError::new(&source_name, err))?;
+        for (name, _) in &cli.levels {
+            if rules::find(name).is_none() {
+                warnings.push(format!(
+                    "unknown rule `{name}` on the command line; see `cargo placement rules`"
+                ));
+            }
+        }
+        Ok(Config {
+            levels: file.levels.into_iter().collect(),
+            package_levels,
+            cli: cli.levels.into_iter().collect(),
+            deny_warnings: cli.deny_warnings,
+            entry_points,
+            exclude,
+            api,
+            source,
+            warnings,
+        })
+    }
+
+    /// The level of `rule` for a file of `package`.
+    pub fn level(&self, rule: &str, package: &str) -> Level {
+        let default = rules::find(rule).map_or(Level::Warn, |rule| rule.default_level);
+        let level = self
+            .cli
+            .get(rule)
+            .or_else(|| {
+                self.package_levels
+                    .get(package)
+                    .and_then(|levels| levels.get(rule))
+            })
+            .or_else(|| self.levels.get(rule))
+            .copied()
+            .unwrap_or(default);
+        if self.deny_warnings && level == Level::Warn {
+            Level::Deny
+        } else {
+            level
+        }
+    }
+
+    /// Whether a workspace-relative path is excluded.
+    pub fn excluded(&self, relative: &Path) -> bool {
+        self.exclude.is_match(relative)
+    }
+}
+
+/// The workspace configuration source: `--config FILE`, else `placement.toml` in `root`, else
+/// `[workspace.metadata.placement]`.
+pub fn load_workspace(
+    explicit: Option<&Path>,
+    root: &Path,
+    metadata: Option<&serde_json::Value>,
+) -> Result<Option<(String, ConfigFile)>, ConfigError> {
+    let read = |path: PathBuf| -> Result<Option<(String, ConfigFile)>, ConfigError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|err| ConfigError::new(&name, format!("cannot read it: {err}")))?;
+        ConfigFile::from_toml(&name, &text).map(|file| Some((name, file)))
+    };
+    if let Some(path) = explicit {
+        return read(path.to_path_buf());
+    }
+    let default = root.join("placement.toml");
+    if default.is_file() {
+        return read(default);
+    }
+    match metadata.and_then(|value| value.get("placement")) {
+        Some(value) => {
+            let name = "[workspace.metadata.placement] of Cargo.toml".to_owned();
+            ConfigFile::from_metadata(&name, value).map(|file| Some((name, file)))
+        }
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_and_levels_are_named() {
+        let err = ConfigFile::from_toml("placement.toml", "entry_point = []")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("placement.toml") && err.contains("entry_point"),
+            "{err}"
+        );
+        let err = ConfigFile::from_toml("placement.toml", "[levels]\nimplicit_device = \"loud\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("loud") && err.contains("implicit_device"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn command_line_beats_package_beats_workspace() {
+        let workspace =
+            ConfigFile::from_toml("w", "[levels]\nimplicit_device = \"deny\"\nnope = \"warn\"")
+                .unwrap();
+        let package = ConfigFile::from_toml("p", "[levels]\nhardcoded_device = \"allow\"").unwrap();
+        let cli = CliLevels {
+            levels: vec![("stray_set_device".into(), Level::Allow)],
+            deny_warnings: true,
+        };
+        let config = Config::new(
+            Some(("w".into(), workspace)),
+            vec![("pkg".into(), "p".into(), package)],
+            cli,
+        )
+        .unwrap();
+        assert_eq!(config.level("implicit_device", "pkg"), Level::Deny);
+        assert_eq!(config.level("hardcoded_device", "pkg"), Level::Allow);
+        assert_eq!(config.level("hardcoded_device", "other"), Level::Deny); // warn, raised by -D warnings
+        assert_eq!(config.level("stray_set_device", "pkg"), Level::Allow);
+        assert_eq!(config.warnings.len(), 1);
+        assert!(config.warnings[0].contains("`nope`"));
+    }
+}

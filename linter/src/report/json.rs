@@ -1,0 +1,154 @@
+//! Cargo's JSON messages: one `compiler-message` per finding, as `cargo check
+//! --message-format=json` prints them, so `cargo_metadata::Message::parse_stream` and
+//! rust-analyzer accept them; then `build-finished`.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::human::{self, Style};
+use super::rustc_level;
+use crate::discover::Package;
+use crate::{Diagnostic, LintedFile, Outcome};
+
+#[derive(Serialize)]
+struct Span<'a> {
+    file_name: &'a str,
+    byte_start: usize,
+    byte_end: usize,
+    line_start: usize,
+    line_end: usize,
+    column_start: usize,
+    column_end: usize,
+    is_primary: bool,
+    text: Vec<SpanLine<'a>>,
+    label: Option<&'a str>,
+    suggested_replacement: Option<String>,
+    suggestion_applicability: Option<String>,
+    expansion: Option<()>,
+}
+
+#[derive(Serialize)]
+struct SpanLine<'a> {
+    text: &'a str,
+    highlight_start: usize,
+    highlight_end: usize,
+}
+
+fn span<'a>(
+    file: &'a LintedFile,
+    range: &std::ops::Range<usize>,
+    is_primary: bool,
+    label: Option<&'a str>,
+) -> Span<'a> {
+    let (line_start, column_start) = file.lines.position(&file.text, range.start);
+    let (line_end, column_end) = file.lines.position(&file.text, range.end);
+    let text = (line_start..=line_end)
+        .map(|line| {
+            let content = file.lines.line_text(&file.text, line - 1);
+            let start = if line == line_start { column_start } else { 1 };
+            let end = if line == line_end {
+                column_end
+            } else {
+                content.chars().count() + 1
+            };
+            SpanLine {
+                text: content,
+                highlight_start: start,
+                highlight_end: end,
+            }
+        })
+        .collect();
+    Span {
+        file_name: &file.unit.relative,
+        byte_start: range.start,
+        byte_end: range.end,
+        line_start,
+        line_end,
+        column_start,
+        column_end,
+        is_primary,
+        text,
+        label,
+        suggested_replacement: None,
+        suggestion_applicability: None,
+        expansion: None,
+    }
+}
+
+fn target(package: &Package, file: &LintedFile) -> serde_json::Value {
+    match file
+        .unit
+        .target
+        .and_then(|index| package.targets.get(index))
+    {
+        Some(target) => serde_json::to_value(target).unwrap_or_default(),
+        // A file of no target (or no manifest): described as the library it is linted as.
+        None => json!({
+            "name": file.unit.crate_name,
+            "kind": ["lib"],
+            "crate_types": ["lib"],
+            "src_path": file.unit.path,
+            "edition": "2021",
+            "doc": false,
+            "doctest": false,
+            "test": false,
+        }),
+    }
+}
+
+/// The `compiler-message` line of one diagnostic.
+pub fn message(
+    outcome: &Outcome,
+    file: &LintedFile,
+    diagnostic: &Diagnostic,
+    ansi: bool,
+) -> serde_json::Value {
+    let package = &outcome.workspace.packages[file.unit.package];
+    let finding = &diagnostic.finding;
+    let mut spans = vec![span(file, &finding.span, true, Some(&finding.label))];
+    spans.extend(
+        finding
+            .related
+            .iter()
+            .map(|(range, label)| span(file, range, false, Some(label))),
+    );
+    let style = Style {
+        color: ansi,
+        ..Style::PLAIN
+    };
+    json!({
+        "reason": "compiler-message",
+        "package_id": package.id,
+        "manifest_path": package.manifest_path,
+        "target": target(package, file),
+        "message": {
+            "$message_type": "diagnostic",
+            "message": finding.message,
+            "code": { "code": format!("placement::{}", finding.rule), "explanation": null },
+            "level": rustc_level(diagnostic.level),
+            "spans": spans,
+            "children": [{
+                "message": finding.help,
+                "code": null,
+                "level": "help",
+                "spans": [],
+                "children": [],
+                "rendered": null,
+            }],
+            "rendered": human::render(file, diagnostic, style),
+        },
+    })
+}
+
+/// Every line: the messages, then `build-finished`.
+pub fn write(outcome: &Outcome, ansi: bool, out: &mut String) {
+    for file in &outcome.files {
+        for diagnostic in &file.diagnostics {
+            out.push_str(&message(outcome, file, diagnostic, ansi).to_string());
+            out.push('\n');
+        }
+    }
+    let success = outcome.count(crate::rules::Level::Deny) == 0;
+    out.push_str(&json!({ "reason": "build-finished", "success": success }).to_string());
+    out.push('\n');
+}

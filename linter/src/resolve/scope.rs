@@ -1,0 +1,295 @@
+//! Scopes and path resolution: what a name means where it is used.
+
+use std::collections::HashMap;
+
+use super::FileContext;
+
+/// What a name in a scope stands for.
+#[derive(Clone, Debug)]
+enum Binding {
+    /// `use a::b as c;` or `extern crate a as c;`: resolved when used, from the scope it is in.
+    Import { target: Vec<String>, scope: usize },
+    /// An item defined in this crate, by its full path (crate name first).
+    Local(Vec<String>),
+    /// A path that is already canonical (a raw CUDA function declared in an `extern` block).
+    Known(Vec<String>),
+    /// A generic type parameter (`B` in `fn f<B: Backend>`).
+    Generic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ScopeKind {
+    /// A module: names from enclosing scopes are not visible through it.
+    Module,
+    /// A function body: variables from enclosing functions are not visible through it.
+    Function,
+    /// A block, impl or closure.
+    Block,
+}
+
+#[derive(Debug)]
+struct Scope {
+    kind: ScopeKind,
+    /// The module path (without the crate name) that `self::` and `super::` start from.
+    module: Vec<String>,
+    names: HashMap<String, Binding>,
+    globs: Vec<Vec<String>>,
+    /// Variables and what type they are known to have (`None`: unknown, shadowing outer ones).
+    vars: HashMap<String, Option<String>>,
+}
+
+/// The result of resolving a path.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Resolved {
+    /// A path; `local` when it points into the crate being linted.
+    Path {
+        path: Vec<String>,
+        local: bool,
+    },
+    /// A path that starts with a generic type parameter: the rest of it.
+    Generic {
+        rest: Vec<String>,
+    },
+    Unknown,
+}
+
+/// Crates every Rust file can name without declaring them.
+const ALWAYS_AVAILABLE: &[&str] = &["std", "core", "alloc"];
+
+/// Names the prelude brings into every module, by what they resolve to.
+const PRELUDE: &[(&str, &str)] = &[
+    ("Default", "std::default::Default"),
+    ("Box", "std::boxed::Box"),
+    ("Vec", "std::vec::Vec"),
+    ("String", "std::string::String"),
+    ("Option", "std::option::Option"),
+    ("Result", "std::result::Result"),
+];
+
+pub(super) struct Scopes<'c, 'a> {
+    cx: &'c FileContext<'a>,
+    stack: Vec<Scope>,
+}
+
+impl<'c, 'a> Scopes<'c, 'a> {
+    pub(super) fn new(cx: &'c FileContext<'a>) -> Self {
+        Scopes {
+            cx,
+            stack: Vec::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, kind: ScopeKind, module: Option<Vec<String>>) {
+        let module = module.unwrap_or_else(|| self.module().to_vec());
+        self.stack.push(Scope {
+            kind,
+            module,
+            names: HashMap::new(),
+            globs: Vec::new(),
+            vars: HashMap::new(),
+        });
+    }
+
+    pub(super) fn pop(&mut self) {
+        self.stack.pop();
+    }
+
+    /// The current module path, without the crate name.
+    pub(super) fn module(&self) -> &[String] {
+        self.stack
+            .last()
+            .map(|scope| scope.module.as_slice())
+            .unwrap_or(&self.cx.module)
+    }
+
+    fn top(&mut self) -> &mut Scope {
+        self.stack
+            .last_mut()
+            .expect("a scope is pushed before anything is bound")
+    }
+
+    /// The full path of an item named `name` defined in the current module.
+    pub(super) fn local_path(&self, name: &str) -> Vec<String> {
+        let mut path = vec![self.cx.crate_name.to_owned()];
+        path.extend(self.module().iter().cloned());
+        path.push(name.to_owned());
+        path
+    }
+
+    pub(super) fn add_item(&mut self, name: &str) {
+        let path = self.local_path(name);
+        self.top()
+            .names
+            .insert(name.to_owned(), Binding::Local(path));
+    }
+
+    pub(super) fn add_known(&mut self, name: &str, path: &str) {
+        let path = path.split("::").map(str::to_owned).collect();
+        self.top()
+            .names
+            .insert(name.to_owned(), Binding::Known(path));
+    }
+
+    pub(super) fn add_import(&mut self, alias: &str, target: Vec<String>) {
+        let scope = self.stack.len() - 1;
+        self.top()
+            .names
+            .insert(alias.to_owned(), Binding::Import { target, scope });
+    }
+
+    pub(super) fn add_glob(&mut self, target: Vec<String>) {
+        self.top().globs.push(target);
+    }
+
+    pub(super) fn add_generic(&mut self, name: &str) {
+        self.top().names.insert(name.to_owned(), Binding::Generic);
+    }
+
+    pub(super) fn bind_var(&mut self, name: &str, ty: Option<String>) {
+        self.top().vars.insert(name.to_owned(), ty);
+    }
+
+    /// The known type of a variable, looking out to the enclosing function.
+    pub(super) fn var_type(&self, name: &str) -> Option<&str> {
+        for scope in self.stack.iter().rev() {
+            if let Some(ty) = scope.vars.get(name) {
+                return ty.as_deref();
+            }
+            if scope.kind != ScopeKind::Block {
+                break;
+            }
+        }
+        None
+    }
+
+    /// Resolves a path as written (`Device::new_cuda`, `super::gpu::pick`, `candle::Device`).
+    pub(super) fn resolve(&self, segments: &[String]) -> Resolved {
+        self.resolve_from(self.stack.len().saturating_sub(1), segments, None, 0)
+    }
+
+    fn resolve_from(
+        &self,
+        scope: usize,
+        segments: &[String],
+        skip: Option<&str>,
+        depth: usize,
+    ) -> Resolved {
+        let Some(first) = segments.first() else {
+            return Resolved::Unknown;
+        };
+        if depth > 8 {
+            return Resolved::Unknown;
+        }
+        let rest = &segments[1..];
+        let crate_root = || vec![self.cx.crate_name.to_owned()];
+        let module = self
+            .stack
+            .get(scope)
+            .map_or(self.cx.module.as_slice(), |s| &s.module);
+        match first.as_str() {
+            "crate" => return local(crate_root(), rest),
+            "self" => return local([crate_root(), module.to_vec()].concat(), rest),
+            "super" => {
+                let supers = segments.iter().take_while(|s| *s == "super").count();
+                let keep = module.len().saturating_sub(supers);
+                let base = [crate_root(), module[..keep].to_vec()].concat();
+                return local(base, &segments[supers..]);
+            }
+            _ => {}
+        }
+        // Scopes out to the nearest module.
+        for index in (0..=scope.min(self.stack.len().saturating_sub(1))).rev() {
+            let Some(frame) = self.stack.get(index) else {
+                break;
+            };
+            if skip != Some(first.as_str()) || index != scope {
+                match frame.names.get(first) {
+                    Some(Binding::Import { target, scope }) => {
+                        // `use foo::foo;` names the crate `foo`, not itself.
+                        let skip = (target.first() == Some(first)).then_some(first.as_str());
+                        return match self.resolve_from(*scope, target, skip, depth + 1) {
+                            Resolved::Path { path, local } => self.finish(path, rest, local),
+                            Resolved::Generic { rest: mut inner } => {
+                                inner.extend(rest.iter().cloned());
+                                Resolved::Generic { rest: inner }
+                            }
+                            Resolved::Unknown => Resolved::Unknown,
+                        };
+                    }
+                    Some(Binding::Local(path)) => return local(path.clone(), rest),
+                    Some(Binding::Known(path)) => return self.finish(path.clone(), rest, false),
+                    Some(Binding::Generic) => {
+                        return Resolved::Generic {
+                            rest: rest.to_vec(),
+                        };
+                    }
+                    None => {}
+                }
+            }
+            if frame.kind == ScopeKind::Module {
+                break;
+            }
+        }
+        // Crates: renamed dependencies, the crate itself, always-available and known ones.
+        if let Some(real) = self.cx.krate.renames.get(first) {
+            return self.finish(vec![real.clone()], rest, false);
+        }
+        if first == self.cx.crate_name {
+            return local(crate_root(), rest);
+        }
+        let is_dependency = self
+            .cx
+            .krate
+            .dependencies
+            .as_ref()
+            .is_some_and(|deps| deps.contains(first));
+        if ALWAYS_AVAILABLE.contains(&first.as_str())
+            || is_dependency
+            || self.cx.api.knows(std::slice::from_ref(first))
+        {
+            return self.finish(vec![first.clone()], rest, false);
+        }
+        // Glob imports, innermost first, where they lead somewhere known.
+        for frame in self.stack[..=scope.min(self.stack.len().saturating_sub(1))]
+            .iter()
+            .rev()
+        {
+            for glob in &frame.globs {
+                if let Resolved::Path { path, local: false } =
+                    self.resolve_from(scope, glob, None, depth + 1)
+                {
+                    let candidate = [path, segments.to_vec()].concat();
+                    if self.cx.api.knows(&self.cx.api.canonical(candidate.clone())) {
+                        return self.finish(candidate, &[], false);
+                    }
+                }
+            }
+            if frame.kind == ScopeKind::Module {
+                break;
+            }
+        }
+        if let Some((_, path)) = PRELUDE.iter().find(|(name, _)| name == first) {
+            let path = path.split("::").map(str::to_owned).collect();
+            return self.finish(path, rest, false);
+        }
+        Resolved::Unknown
+    }
+
+    fn finish(&self, base: Vec<String>, rest: &[String], is_local: bool) -> Resolved {
+        if is_local {
+            return local(base, rest);
+        }
+        let path = [base, rest.to_vec()].concat();
+        Resolved::Path {
+            path: self.cx.api.canonical(path),
+            local: false,
+        }
+    }
+}
+
+fn local(base: Vec<String>, rest: &[String]) -> Resolved {
+    Resolved::Path {
+        path: [base, rest.to_vec()].concat(),
+        local: true,
+    }
+}

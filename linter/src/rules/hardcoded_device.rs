@@ -1,0 +1,71 @@
+use super::{Finding, declare_rule};
+use crate::api::Role;
+use crate::resolve::Event;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags a literal GPU ordinal outside entry points: `Device::Cuda(1)`,
+    /// `Device::new_cuda(0)`, `CudaContext::new(0)`, `CudaDevice::new(1)`,
+    /// candle's `Device::cuda_if_available(0)`, burn's `Device::cuda(0)`, and
+    /// `"cuda:1".parse()`.
+    ///
+    /// ## Why is this bad?
+    /// Ordinals differ between machines and jobs: `CUDA_VISIBLE_DEVICES` renumbers GPUs, a
+    /// scheduler hands each job its own, and a library that says GPU 1 sends every caller's
+    /// work there, or fails where there is one GPU.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// pub fn embedder() -> candle_core::Result<Embedder> {
+    ///     Embedder::new(&candle_core::Device::new_cuda(1)?)
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// pub fn embedder(device: &candle_core::Device) -> candle_core::Result<Embedder> {
+    ///     Embedder::new(device)
+    /// }
+    /// ```
+    ///
+    /// ## Known limits
+    /// Only literals are flagged: an ordinal from a constant or a computation is taken to be a
+    /// choice someone made. Entry points may name ordinals, as they own the choice.
+    pub(crate) struct HardcodedDevice;
+}
+
+pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+    let (ordinal, span, shown) = match event {
+        Event::Api {
+            use_,
+            in_entry_point: false,
+        } if use_.entry.role == Role::ExplicitDevice => {
+            let (ordinal, span) = use_.literal_ordinal.clone()?;
+            (ordinal, span, use_.shown.clone())
+        }
+        Event::DeviceString {
+            ordinal,
+            span,
+            in_entry_point: false,
+        } => (*ordinal, span.clone(), format!("\"cuda:{ordinal}\"")),
+        _ => return None,
+    };
+    Some(Finding {
+        rule: "hardcoded_device",
+        span,
+        message: format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
+        label: format!("GPU {ordinal} on every machine and in every job"),
+        help: "take the device from the caller; choose it in `main`, from configuration or \
+               with a selection such as most free memory"
+            .to_owned(),
+        related: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fixtures() {
+        crate::fixtures::check_rule("hardcoded_device");
+    }
+}

@@ -1,0 +1,86 @@
+use super::{Finding, declare_rule};
+use crate::api::Role;
+use crate::resolve::Event;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags code outside entry points that lets something other than its caller choose the
+    /// device: a default or "best available" device (tch `Device::cuda_if_available()`, also
+    /// passed as a function value, `FLOAT_CUDA`-style constants, burn's `Device::default()`,
+    /// `B::Device::default()` and `WgpuDevice::DefaultDevice`), or a call that acts on whatever
+    /// device is current (the runtime's `implicit::current_device()` and `Tensor::cuda()`,
+    /// cudarc calls that allocate, load or synchronize in the current context).
+    ///
+    /// ## Why is this bad?
+    /// A library that picks its own device puts every job on GPU 0, or follows whatever some
+    /// other code last made current on this thread. Callers cannot place the work, and the
+    /// placement changes when unrelated code runs first.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// pub fn load(path: &Path) -> Result<Model> {
+    ///     let device = tch::Device::cuda_if_available();
+    ///     Model::load(path, device)
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// pub fn load(path: &Path, device: tch::Device) -> Result<Model> {
+    ///     Model::load(path, device)
+    /// }
+    /// // in `main`: let device = tch::Device::cuda_if_available();
+    /// ```
+    ///
+    /// ## Known limits
+    /// Only calls the resolver can tie to a known API are seen: a helper that wraps
+    /// `cuda_if_available` is flagged where it calls it, not where it is called, unless the
+    /// helper is added to the configuration's API table. Entry points (`main`, tests, benches,
+    /// build scripts, thread closures, configured functions) may choose devices freely.
+    pub(crate) struct ImplicitDevice;
+}
+
+pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+    let Event::Api {
+        use_,
+        in_entry_point: false,
+    } = event
+    else {
+        return None;
+    };
+    let (message, default_label, help) = match use_.entry.role {
+        Role::ImplicitDevice => (
+            format!("`{}` chooses the device implicitly", use_.shown),
+            "a device the caller did not choose",
+            "take the device from the caller, and choose it once where the program starts \
+             (`main`, a test, or a thread's closure)",
+        ),
+        Role::CurrentDeviceUser => (
+            format!("`{}` uses whatever device is current", use_.shown),
+            "depends on what ran before on this thread",
+            "pass the device explicitly (for example `to_device(&device)`), or make the \
+             intended context current in the same function",
+        ),
+        _ => return None,
+    };
+    Some(Finding {
+        rule: "implicit_device",
+        span: use_.span.clone(),
+        message,
+        label: use_
+            .entry
+            .note
+            .clone()
+            .unwrap_or_else(|| default_label.to_owned()),
+        help: help.to_owned(),
+        related: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fixtures() {
+        crate::fixtures::check_rule("implicit_device");
+    }
+}

@@ -1,0 +1,202 @@
+//! The rules: one file each, one registry. A rule looks at the [`Event`]s the resolver found in
+//! a file and turns some of them into [`Finding`]s. Its doc comment, in fixed sections, is what
+//! `cargo placement explain RULE` prints.
+
+mod hardcoded_device;
+mod implicit_device;
+mod late_visible_devices;
+mod parse_error;
+mod stray_set_device;
+
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+use serde::Deserialize;
+
+use crate::resolve::Event;
+
+/// How a rule's findings are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Not reported.
+    Allow,
+    /// Reported; the exit status stays 0.
+    Warn,
+    /// Reported; the exit status is 1.
+    Deny,
+}
+
+impl FromStr for Level {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "allow" => Ok(Level::Allow),
+            "warn" => Ok(Level::Warn),
+            "deny" => Ok(Level::Deny),
+            other => Err(format!(
+                "`{other}` is not a level; use `allow`, `warn` or `deny`"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Allow => "allow",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
+        })
+    }
+}
+
+/// One finding of a rule, before its level and file are attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static str,
+    /// The exact tokens at fault.
+    pub span: Range<usize>,
+    /// What is wrong: short, lowercase, no final period, code in backticks.
+    pub message: String,
+    /// The primary label, on `span`.
+    pub label: String,
+    /// What to do instead.
+    pub help: String,
+    /// Other places that explain the finding.
+    pub related: Vec<(Range<usize>, String)>,
+}
+
+/// A rule: its name, default level, documentation and check.
+#[derive(Debug)]
+pub struct Rule {
+    pub name: &'static str,
+    pub default_level: Level,
+    /// The rule's doc comment: What it does / Why is this bad? / Example / Use instead /
+    /// Known limits.
+    pub doc: &'static str,
+    /// `None` for findings made outside the rules (`parse_error`).
+    check: Option<fn(&Event<'_>) -> Option<Finding>>,
+}
+
+impl Rule {
+    /// The documentation as Markdown, without the doc comments' leading spaces.
+    pub fn documentation(&self) -> String {
+        self.doc
+            .lines()
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The first sentence of "What it does", for short descriptions.
+    pub fn summary(&self) -> String {
+        let doc = self.documentation();
+        let body = doc.split("## What it does").nth(1).unwrap_or(&doc);
+        let paragraph = body
+            .trim()
+            .split("\n\n")
+            .next()
+            .unwrap_or_default()
+            .replace('\n', " ");
+        match paragraph.find(": ").or_else(|| paragraph.find(". ")) {
+            Some(end) => paragraph[..end].to_owned(),
+            None => paragraph.trim_end_matches('.').to_owned(),
+        }
+    }
+}
+
+/// Declares a rule's type with its doc comment, and keeps that comment as a string.
+macro_rules! declare_rule {
+    ($(#[doc = $doc:literal])* $vis:vis struct $name:ident;) => {
+        $(#[doc = $doc])*
+        #[derive(Debug)]
+        $vis struct $name;
+
+        impl $name {
+            pub(crate) const DOC: &'static str = concat!($($doc, "\n"),*);
+        }
+    };
+}
+use declare_rule;
+
+/// Every rule, sorted by name. Adding a rule is a file and a line here.
+pub static RULES: &[Rule] = &[
+    Rule {
+        name: "hardcoded_device",
+        default_level: Level::Warn,
+        doc: hardcoded_device::HardcodedDevice::DOC,
+        check: Some(hardcoded_device::check),
+    },
+    Rule {
+        name: "implicit_device",
+        default_level: Level::Warn,
+        doc: implicit_device::ImplicitDevice::DOC,
+        check: Some(implicit_device::check),
+    },
+    Rule {
+        name: "late_visible_devices",
+        default_level: Level::Warn,
+        doc: late_visible_devices::LateVisibleDevices::DOC,
+        check: Some(late_visible_devices::check),
+    },
+    Rule {
+        name: "parse_error",
+        default_level: Level::Warn,
+        doc: parse_error::ParseError::DOC,
+        check: None,
+    },
+    Rule {
+        name: "stray_set_device",
+        default_level: Level::Warn,
+        doc: stray_set_device::StraySetDevice::DOC,
+        check: Some(stray_set_device::check),
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.name == name)
+}
+
+/// Every finding the rules make of a file's events.
+pub fn check(events: &[Event<'_>]) -> Vec<Finding> {
+    let checks: Vec<_> = RULES.iter().filter_map(|rule| rule.check).collect();
+    events
+        .iter()
+        .flat_map(|event| checks.iter().filter_map(move |check| check(event)))
+        .collect()
+}
+
+pub use parse_error::finding as parse_error;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_is_sorted_and_documented() {
+        let names: Vec<_> = RULES.iter().map(|rule| rule.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted, "keep RULES sorted by name");
+        for rule in RULES {
+            let doc = rule.documentation();
+            for section in [
+                "## What it does",
+                "## Why is this bad?",
+                "## Example",
+                "## Use instead",
+                "## Known limits",
+            ] {
+                assert!(
+                    doc.contains(section),
+                    "rule `{}` lacks the section `{section}`",
+                    rule.name
+                );
+            }
+            assert!(!rule.summary().is_empty(), "{}", rule.name);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+use super::{Finding, declare_rule};
+use crate::api::Role;
+use crate::resolve::Event;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags code outside entry points that changes the calling thread's current device or
+    /// context: the runtime's `implicit::set_device`, cudarc's `CudaContext::bind_to_thread`,
+    /// `driver::result::ctx::set_current`, `runtime::result::device::set`, and the raw
+    /// `cuCtxSetCurrent`, `cuCtxPushCurrent` and `cudaSetDevice`, also when a crate declares
+    /// them itself. A scoped `DeviceGuard` is not flagged.
+    ///
+    /// ## Why is this bad?
+    /// The current device belongs to the thread, not to the function: a library that changes
+    /// it moves its callers' later allocations, kernels and `.cuda()` calls to another GPU,
+    /// long after it has returned.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// pub fn warm_up(ordinal: usize) -> placement::Result<()> {
+    ///     placement::implicit::set_device(Device::Cuda(ordinal))?;
+    ///     Tensor::zeros(&[1024], &placement::implicit::current_device())?;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// pub fn warm_up(device: &Device) -> placement::Result<()> {
+    ///     Tensor::zeros(&[1024], device)?;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// ## Known limits
+    /// Methods are recognised through what the receiver is known to be (a binding from a known
+    /// constructor, a typed parameter or field): `set_device` methods of other types, such as
+    /// tch's `VarStore::set_device`, which moves variables, are never flagged. Setting the
+    /// device where a worker thread starts (a `thread::spawn` closure) is the per-rank pattern
+    /// and not flagged.
+    pub(crate) struct StraySetDevice;
+}
+
+pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+    let Event::Api {
+        use_,
+        in_entry_point: false,
+    } = event
+    else {
+        return None;
+    };
+    if use_.entry.role != Role::SetCurrentDevice {
+        return None;
+    }
+    let help = if use_.path.starts_with("placement::") {
+        "pass the device explicitly; for a scoped change, hold a `DeviceGuard`, which restores \
+         the previous device when it drops"
+    } else {
+        "pass the context or stream explicitly: cudarc's safe API binds its own context before \
+         every call; if a raw call needs a current context, restore the previous one before \
+         returning"
+    };
+    Some(Finding {
+        rule: "stray_set_device",
+        span: use_.span.clone(),
+        message: format!(
+            "`{}` changes the current device of the calling thread",
+            use_.shown
+        ),
+        label: use_.entry.note.clone().unwrap_or_else(|| {
+            "every later implicit device use on this thread follows it".to_owned()
+        }),
+        help: help.to_owned(),
+        related: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fixtures() {
+        crate::fixtures::check_rule("stray_set_device");
+    }
+}
