@@ -306,12 +306,15 @@ impl Workspace {
             )
         }) {
             FileRole::EntryFile
-        } else if exact.is_some()
-            && kinds
-                .iter()
-                .any(|k| matches!(k, TargetKind::Bin | TargetKind::Example))
+        } else if kinds
+            .iter()
+            .any(|k| matches!(k, TargetKind::Bin | TargetKind::Example))
         {
-            FileRole::BinaryRoot
+            if exact.is_some() {
+                FileRole::BinaryRoot
+            } else {
+                FileRole::BinaryModule
+            }
         } else {
             FileRole::Library
         };

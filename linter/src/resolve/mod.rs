@@ -28,8 +28,12 @@ pub enum FileRole {
     /// Library code: only `#[test]`, `#[cfg(test)]`, thread closures and configured functions
     /// are entry points.
     Library,
-    /// The root file of a bin or example target: its `fn main` is an entry point too.
+    /// The root file of a bin or example target: `main` and the other functions of the file are
+    /// the program's start-up code, so they are entry points too.
     BinaryRoot,
+    /// Another file of a bin or example target: library-like, but its code has no callers
+    /// outside the program.
+    BinaryModule,
     /// A file of a test or bench target, or a build script: all of it is an entry point.
     EntryFile,
 }
@@ -72,6 +76,8 @@ pub enum Event<'a> {
     Api {
         use_: ApiUse<'a>,
         in_entry_point: bool,
+        /// In a bin or example target, whose code has no callers outside the program.
+        in_program: bool,
     },
     /// `"cuda:N".parse()`: a device named by a string literal.
     DeviceString {

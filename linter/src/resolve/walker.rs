@@ -27,6 +27,8 @@ pub fn walk<'a>(file: &syn::File, cx: &FileContext<'a>) -> Vec<Event<'a>> {
         first_device_use: None,
         self_type: None,
         uses_burn: false,
+        defining_default: false,
+        arm_matches_default: false,
     };
     walker
         .scopes
@@ -56,6 +58,11 @@ struct Walker<'c, 'a> {
     self_type: Option<String>,
     /// Whether the file imports burn, so that `B::Device::default()` means burn's.
     uses_burn: bool,
+    /// Inside `impl Default for T { fn default() }`: where a default is defined, not chosen.
+    defining_default: bool,
+    /// Whether the innermost match arm matches a default (`DeviceKind::DefaultDevice =>`), so
+    /// that a default built in its body translates the caller's choice instead of making one.
+    arm_matches_default: bool,
 }
 
 fn range(span: Span) -> Range<usize> {
@@ -141,6 +148,20 @@ fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
             .for_each(|f| pattern_names(&f.pat, out)),
         _ => {}
     }
+}
+
+/// Whether a pattern names a default variant (`DeviceKind::DefaultDevice`, `DeviceIndex::Default`).
+fn matches_default(pat: &Pat) -> bool {
+    let path = match pat {
+        Pat::Path(path) => &path.path,
+        Pat::TupleStruct(tuple) => &tuple.path,
+        Pat::Struct(strukt) => &strukt.path,
+        Pat::Or(or) => return or.cases.iter().any(matches_default),
+        _ => return false,
+    };
+    path.segments
+        .last()
+        .is_some_and(|last| last.ident.to_string().to_lowercase().contains("default"))
 }
 
 impl<'a> Walker<'_, 'a> {
@@ -361,13 +382,24 @@ impl<'a> Walker<'_, 'a> {
 
     fn emit_use(&mut self, use_: ApiUse<'a>) {
         let role = use_.entry.role;
+        let translates_default = self.arm_matches_default
+            && use_
+                .shown
+                .rsplit("::")
+                .next()
+                .is_some_and(|last| last.to_lowercase().contains("default"));
+        if role == Role::ImplicitDevice && (self.defining_default || translates_default) {
+            return;
+        }
         if role != Role::SetEnvVar && role != Role::SpawnThread && role != Role::ThreadScope {
             self.first_device_use
                 .get_or_insert_with(|| use_.span.clone());
         }
+        let in_program = matches!(self.cx.role, FileRole::BinaryRoot | FileRole::BinaryModule);
         self.events.push(Event::Api {
             use_,
             in_entry_point: self.in_entry,
+            in_program,
         });
     }
 
@@ -502,17 +534,16 @@ impl<'a> Walker<'_, 'a> {
         }
         let full = full.join("::");
         let crate_relative = full.replacen(self.cx.crate_name, "crate", 1);
-        let is_main = name == "main"
-            && owner.is_none()
-            && self.cx.role == FileRole::BinaryRoot
-            && self.scopes.module() == self.cx.module.as_slice();
+        // A binary's root file is its start-up code: `main` and the helpers it is split into
+        // (often one per backend feature) choose devices for the program, not for a caller.
+        let startup = self.cx.role == FileRole::BinaryRoot;
         let configured = self
             .cx
             .entry_points
             .iter()
             .any(|entry| *entry == full || *entry == crate_relative);
         let entry = self.entry_region
-            || is_main
+            || startup
             || configured
             || attrs.iter().any(is_test_attr)
             || is_cfg_test(attrs);
@@ -636,15 +667,21 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
             walker.scopes.push(ScopeKind::Block, None);
             walker.add_generics(&imp.generics);
             let outer = std::mem::replace(&mut walker.self_type, self_type);
+            let implements_default = imp.trait_.as_ref().is_some_and(|(_, path, _)| {
+                path.segments.last().is_some_and(|s| s.ident == "Default")
+            });
             for item in &imp.items {
                 match item {
                     syn::ImplItem::Fn(method) => {
+                        walker.defining_default =
+                            implements_default && method.sig.ident == "default";
                         walker.walk_fn(
                             &method.attrs,
                             &method.sig,
                             &method.block,
                             owner.as_deref().or(Some("_")),
                         );
+                        walker.defining_default = false;
                     }
                     syn::ImplItem::Const(constant) => walker.visit_expr(&constant.expr),
                     _ => {}
@@ -715,7 +752,9 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
         if let Some((_, guard)) = &arm.guard {
             self.visit_expr(guard);
         }
+        let outer = std::mem::replace(&mut self.arm_matches_default, matches_default(&arm.pat));
         self.visit_expr(&arm.body);
+        self.arm_matches_default = outer;
         self.scopes.pop();
     }
 

@@ -39,6 +39,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         Event::Api {
             use_,
             in_entry_point: false,
+            ..
         } if use_.entry.role == Role::ExplicitDevice => {
             let (ordinal, span) = use_.literal_ordinal.clone()?;
             (ordinal, span, use_.shown.clone())

@@ -35,8 +35,10 @@ declare_rule! {
     /// ## Known limits
     /// Only calls the resolver can tie to a known API are seen: a helper that wraps
     /// `cuda_if_available` is flagged where it calls it, not where it is called, unless the
-    /// helper is added to the configuration's API table. Entry points (`main`, tests, benches,
-    /// build scripts, thread closures, configured functions) may choose devices freely.
+    /// helper is added to the configuration's API table. Entry points (`main` and the rest of
+    /// a binary's root file, tests, benches, build scripts, thread closures, configured
+    /// functions) may choose devices freely, and so may every file of a bin or example target:
+    /// a program has no callers to take the device from.
     pub(crate) struct ImplicitDevice;
 }
 
@@ -44,6 +46,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     let Event::Api {
         use_,
         in_entry_point: false,
+        in_program: false,
     } = event
     else {
         return None;

@@ -45,6 +45,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     let Event::Api {
         use_,
         in_entry_point: false,
+        ..
     } = event
     else {
         return None;
