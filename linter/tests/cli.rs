@@ -1,0 +1,296 @@
+//! `cargo placement` run as a user runs it, on the bundled demo workspace (`tests/demo`: renamed
+//! and workspace-inherited dependencies, a library, a binary with a module, an example) and on
+//! copies of it with a broken file, a bad configuration or suppressions.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use cargo_metadata::Message;
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/demo")
+        .canonicalize()
+        .expect("tests/demo")
+}
+
+fn placement(args: &[&str]) -> Output {
+    Command::cargo_bin("cargo-placement")
+        .expect("binary")
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("utf-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("utf-8")
+}
+
+/// A copy of the demo workspace to change.
+fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for entry in walkdir::WalkDir::new(demo()) {
+        let entry = entry.expect("walk");
+        let relative = entry.path().strip_prefix(demo()).expect("inside");
+        let target = dir.path().join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+    // The copy's path dependency on the runtime must still resolve for `cargo metadata`.
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../runtime")
+        .canonicalize()
+        .expect("runtime");
+    for manifest in ["Cargo.toml", "models/Cargo.toml"] {
+        let path = dir.path().join(manifest);
+        let text = std::fs::read_to_string(&path).expect("manifest");
+        let text = text
+            .replace("\"../../runtime\"", &format!("{:?}", runtime))
+            .replace("\"../../../runtime\"", &format!("{:?}", runtime));
+        std::fs::write(&path, text).expect("write manifest");
+    }
+    dir
+}
+
+#[test]
+fn demo_findings_for_people() {
+    let demo = demo();
+    let output = placement(&["placement", demo.to_str().unwrap(), "--color", "never"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    insta::assert_snapshot!("demo_human", stdout(&output));
+}
+
+#[test]
+fn demo_findings_for_tools_parse_as_cargo_messages() {
+    let demo = demo();
+    let output = placement(&[demo.to_str().unwrap(), "--message-format", "json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    let mut messages = Vec::new();
+    let mut finished = None;
+    for message in Message::parse_stream(text.as_bytes()) {
+        match message.expect("readable") {
+            Message::CompilerMessage(message) => messages.push(message),
+            Message::BuildFinished(done) => finished = Some(done.success),
+            other => panic!("not a cargo message: {other:?}"),
+        }
+    }
+    assert_eq!(finished, Some(true));
+    assert_eq!(messages.len(), 10);
+    let summary: Vec<String> = messages
+        .iter()
+        .map(|m| {
+            let span = m
+                .message
+                .spans
+                .iter()
+                .find(|s| s.is_primary)
+                .expect("primary span");
+            let code = m.message.code.as_ref().expect("code").code.clone();
+            format!(
+                "{}:{}:{} {} [{}] {:?}",
+                span.file_name,
+                span.line_start,
+                span.column_start,
+                code,
+                m.target.name,
+                m.target.kind
+            )
+        })
+        .collect();
+    insta::assert_snapshot!("demo_json_summary", summary.join("\n"));
+    for message in &messages {
+        assert!(
+            message.package_id.repr.contains("demo-"),
+            "{}",
+            message.package_id
+        );
+        let rendered = message.message.rendered.as_deref().expect("rendered");
+        assert!(rendered.contains(&message.message.message) && !rendered.contains('\u{1b}'));
+        for span in &message.message.spans {
+            let line = &span.text[0];
+            let highlighted: String = line
+                .text
+                .chars()
+                .skip(line.highlight_start - 1)
+                .take(line.highlight_end - line.highlight_start)
+                .collect();
+            let source = std::fs::read_to_string(demo.join(&span.file_name)).expect("source");
+            assert_eq!(
+                &source[span.byte_start as usize..span.byte_end as usize],
+                highlighted
+            );
+        }
+        assert_eq!(
+            message.message.children[0].level,
+            cargo_metadata::diagnostic::DiagnosticLevel::Help
+        );
+    }
+}
+
+#[test]
+fn deny_levels_set_the_exit_status() {
+    let demo = demo();
+    let demo = demo.to_str().unwrap();
+    let output = placement(&[demo, "-D", "hardcoded_device", "--color", "never"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).ends_with("found 2 errors and 8 warnings in 7 files\n"),
+        "{}",
+        stdout(&output)
+    );
+    // Later flags win, as with rustc.
+    let output = placement(&[
+        demo,
+        "-D",
+        "hardcoded_device",
+        "-A",
+        "hardcoded_device",
+        "-A",
+        "implicit_device",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        stdout(&output).ends_with("found 4 warnings in 7 files\n"),
+        "{}",
+        stdout(&output)
+    );
+    let output = placement(&[demo, "-D", "warnings"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = placement(&[demo, "-A", "nonsense"]);
+    assert!(
+        stderr(&output).contains("unknown rule `nonsense` on the command line"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_broken_file_is_reported_and_the_rest_still_linted() {
+    let copy = demo_copy();
+    std::fs::write(copy.path().join("models/src/broken.rs"), "pub fn f( {\n").expect("write");
+    let output = placement(&[copy.path().to_str().unwrap(), "--color", "never"]);
+    assert_eq!(output.status.code(), Some(0));
+    let out = stdout(&output);
+    assert!(
+        out.contains("placement::parse_error") && out.contains("models/src/broken.rs:"),
+        "{out}"
+    );
+    assert!(out.ends_with("found 11 warnings in 8 files\n"), "{out}");
+}
+
+#[test]
+fn a_bad_configuration_names_the_key() {
+    let copy = demo_copy();
+    std::fs::write(
+        copy.path().join("placement.toml"),
+        "[levels]\nimplicit_device = \"loud\"\n",
+    )
+    .expect("write");
+    let output = placement(&[copy.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("placement.toml") && err.contains("implicit_device") && err.contains("loud"),
+        "{err}"
+    );
+
+    std::fs::write(
+        copy.path().join("placement.toml"),
+        "entry_point = [\"x\"]\n",
+    )
+    .expect("write");
+    let err = stderr(&placement(&[copy.path().to_str().unwrap()]));
+    assert!(err.contains("unknown field `entry_point`"), "{err}");
+}
+
+#[test]
+fn configuration_and_comments_change_what_is_reported() {
+    let copy = demo_copy();
+    let config = "entry_points = [\"demo_models::runtime::warm_up\"]\n\n[levels]\nlate_visible_devices = \"deny\"\n";
+    std::fs::write(copy.path().join("placement.toml"), config).expect("write");
+    let kernels = copy.path().join("models/src/kernels.rs");
+    let text = std::fs::read_to_string(&kernels).expect("read");
+    let text = text.replace(
+        "        self.ctx.bind_to_thread().expect(\"bind the context\");",
+        "        // placement: allow(stray_set_device)\n        self.ctx.bind_to_thread().expect(\"bind the context\");",
+    );
+    std::fs::write(
+        &kernels,
+        format!("//! placement: allow(implicit_device)\n{text}"),
+    )
+    .expect("write");
+    let output = placement(&[copy.path().to_str().unwrap(), "--color", "never"]);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        !out.contains("`implicit::set_device`"),
+        "configured entry point still flagged:\n{out}"
+    );
+    assert!(
+        !out.contains("bind_to_thread") && !out.contains("mem_get_info"),
+        "suppressed:\n{out}"
+    );
+    assert!(
+        out.ends_with("found 2 errors and 4 warnings in 7 files\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn plain_folders_are_linted_without_a_manifest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("gpu.rs"),
+        "pub fn pick() -> tch::Device { tch::Device::Cuda(2) }\n",
+    )
+    .expect("write");
+    let output = placement(&[dir.path().to_str().unwrap(), "--color", "never"]);
+    let out = stdout(&output);
+    assert!(
+        out.contains("hard-coded GPU ordinal `2`") && out.contains("gpu.rs:1:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn rules_are_listed_and_explained() {
+    let out = stdout(&placement(&["placement", "rules"]));
+    for rule in [
+        "hardcoded_device",
+        "implicit_device",
+        "late_visible_devices",
+        "parse_error",
+        "stray_set_device",
+    ] {
+        assert!(out.contains(rule), "{out}");
+    }
+    let out = stdout(&placement(&["explain", "late_visible_devices"]));
+    assert!(
+        out.starts_with("# late_visible_devices (default: warn)\n\n## What it does\n"),
+        "{out}"
+    );
+    let output = placement(&["explain", "no_such_rule"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("the rules are: hardcoded_device"));
+}
+
+#[test]
+fn a_missing_path_is_an_error() {
+    let output = placement(&["/no/such/folder"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("/no/such/folder does not exist"),
+        "{}",
+        stderr(&output)
+    );
+}
