@@ -80,6 +80,11 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
 /// Lints the files of a workspace in parallel, keeping only what is reported.
 pub fn lint(mut workspace: Workspace, config: &Config) -> Result<Outcome, discover::DiscoverError> {
     let units = workspace.files(|relative| config.excluded(relative))?;
+    Ok(lint_files(workspace, config, units))
+}
+
+/// Lints the given files of a workspace in parallel.
+pub fn lint_files(mut workspace: Workspace, config: &Config, units: Vec<FileUnit>) -> Outcome {
     let files_linted = units.len();
     let results: Vec<(Option<LintedFile>, Vec<String>)> = units
         .into_par_iter()
@@ -92,12 +97,12 @@ pub fn lint(mut workspace: Workspace, config: &Config) -> Result<Outcome, discov
         warnings.extend(file_warnings);
         files.extend(file);
     }
-    Ok(Outcome {
+    Outcome {
         workspace,
         files,
         files_linted,
         warnings,
-    })
+    }
 }
 
 fn lint_unit(

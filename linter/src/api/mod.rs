@@ -108,6 +108,9 @@ pub struct Api {
     reexports: Vec<(Vec<String>, Vec<String>)>,
     /// Last segment of raw `sys` functions → canonical path, for crates that declare them.
     raw: HashMap<String, String>,
+    /// The last segment of every item path and every method name: a path or method call whose
+    /// last name is not here cannot be a known API, and is not resolved at all.
+    names: HashSet<String>,
     /// Every proper prefix of a known path or receiver type (`candle_core`, `candle_core::Device`),
     /// to tell whether a glob import can lead anywhere known.
     prefixes: HashSet<String>,
@@ -150,6 +153,8 @@ impl Api {
                 self.raw.insert(name, path.clone());
             }
             self.add_prefixes(&path);
+            self.names
+                .insert(path.rsplit("::").next().unwrap_or_default().to_owned());
             self.items.insert(path, entry);
         }
         for mut entry in table.method {
@@ -162,6 +167,7 @@ impl Api {
             for ty in &entry.on {
                 self.add_prefixes(&format!("{ty}::_"));
                 for name in &entry.names {
+                    self.names.insert(name.clone());
                     self.methods
                         .insert((ty.clone(), name.clone()), entry.clone());
                 }
@@ -210,6 +216,11 @@ impl Api {
     /// The canonical path of a raw CUDA function that a crate declares itself.
     pub fn raw(&self, name: &str) -> Option<&str> {
         self.raw.get(name).map(String::as_str)
+    }
+
+    /// Whether an item or method of some table has this last name.
+    pub fn mentions(&self, name: &str) -> bool {
+        self.names.contains(name)
     }
 
     /// Whether `path` leads somewhere a table knows: it is an entry or a prefix of one.

@@ -30,8 +30,9 @@ pub(super) enum ScopeKind {
 #[derive(Debug)]
 struct Scope {
     kind: ScopeKind,
-    /// The module path (without the crate name) that `self::` and `super::` start from.
-    module: Vec<String>,
+    /// For module scopes, the module path (without the crate name) that `self::` and
+    /// `super::` start from; other scopes use their module's.
+    module: Option<Vec<String>>,
     names: HashMap<String, Binding>,
     globs: Vec<Vec<String>>,
     /// Variables and what type they are known to have (`None`: unknown, shadowing outer ones).
@@ -80,7 +81,6 @@ impl<'c, 'a> Scopes<'c, 'a> {
     }
 
     pub(super) fn push(&mut self, kind: ScopeKind, module: Option<Vec<String>>) {
-        let module = module.unwrap_or_else(|| self.module().to_vec());
         self.stack.push(Scope {
             kind,
             module,
@@ -96,9 +96,16 @@ impl<'c, 'a> Scopes<'c, 'a> {
 
     /// The current module path, without the crate name.
     pub(super) fn module(&self) -> &[String] {
+        self.module_at(self.stack.len().saturating_sub(1))
+    }
+
+    /// The module path in force at scope `index`.
+    fn module_at(&self, index: usize) -> &[String] {
         self.stack
-            .last()
-            .map(|scope| scope.module.as_slice())
+            .iter()
+            .take(index + 1)
+            .rev()
+            .find_map(|scope| scope.module.as_deref())
             .unwrap_or(&self.cx.module)
     }
 
@@ -182,10 +189,7 @@ impl<'c, 'a> Scopes<'c, 'a> {
         }
         let rest = &segments[1..];
         let crate_root = || vec![self.cx.crate_name.to_owned()];
-        let module = self
-            .stack
-            .get(scope)
-            .map_or(self.cx.module.as_slice(), |s| &s.module);
+        let module = self.module_at(scope);
         match first.as_str() {
             "crate" => return local(crate_root(), rest),
             "self" => return local([crate_root(), module.to_vec()].concat(), rest),

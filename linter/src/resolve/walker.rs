@@ -65,6 +65,30 @@ struct Walker<'c, 'a> {
     arm_matches_default: bool,
 }
 
+/// Names the walker must resolve even when no table entry ends with them.
+const ALWAYS_RESOLVED: &[&str] = &["default", "parse"];
+
+fn last_name(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|segment| segment.ident.to_string())
+        .unwrap_or_default()
+}
+
+/// Whether a macro body mentions any name a table knows; most `format!` and `assert!` bodies
+/// do not, and are not parsed again.
+fn mentions_known(tokens: &proc_macro2::TokenStream, api: &crate::api::Api) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            api.mentions(&name) || name == "set_var"
+        }
+        proc_macro2::TokenTree::Group(group) => mentions_known(&group.stream(), api),
+        proc_macro2::TokenTree::Literal(literal) => literal.to_string().contains("cuda:"),
+        proc_macro2::TokenTree::Punct(_) => false,
+    })
+}
+
 fn range(span: Span) -> Range<usize> {
     span.byte_range()
 }
@@ -806,6 +830,10 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
         let Expr::Path(func) = &*call.func else {
             return visit::visit_expr_call(self, call);
         };
+        let name = last_name(&func.path);
+        if !self.cx.api.mentions(&name) && !ALWAYS_RESOLVED.contains(&name.as_str()) {
+            return call.args.iter().for_each(|arg| self.visit_expr(arg));
+        }
         let found = self
             .burn_generic_default(func)
             .or_else(|| self.lookup_path(&func.path));
@@ -820,6 +848,9 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         let method = call.method.to_string();
+        if !self.cx.api.mentions(&method) && method != "parse" {
+            return visit::visit_expr_method_call(self, call);
+        }
         if method == "parse"
             && let Some(ordinal) = device_string(&call.receiver)
         {
@@ -852,6 +883,9 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if !self.cx.api.mentions(&last_name(&path.path)) {
+            return;
+        }
         let Some((canonical, entry)) = self.lookup_path(&path.path) else {
             return;
         };
@@ -872,7 +906,9 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        self.visit_macro_body(mac);
+        if mentions_known(&mac.tokens, self.cx.api) {
+            self.visit_macro_body(mac);
+        }
     }
 
     fn visit_item_const(&mut self, constant: &'ast syn::ItemConst) {

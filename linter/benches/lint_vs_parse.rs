@@ -1,0 +1,121 @@
+//! The full lint against its floor, a parse-only pass over the same files (read, `syn` parse,
+//! drop), in one process, alternating rounds so that both see the same machine load.
+//!
+//! ```text
+//! cargo bench -p cargo-placement --bench lint_vs_parse -- PATH... [--rounds N]
+//! ```
+//! With no path it lints the bundled demo, which is too small to say much; give it large
+//! folders (for example candle and burn checkouts) for a meaningful ratio.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use cargo_placement::config::CliLevels;
+use cargo_placement::discover::FileUnit;
+
+/// Peak resident memory of this process so far, in MiB (Linux).
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn parse_only(units: &[FileUnit]) -> usize {
+    units
+        .par_iter()
+        .map(|unit| {
+            let text = std::fs::read_to_string(&unit.path).unwrap_or_default();
+            let parsed = syn::parse_file(&text).is_ok() as usize;
+            proc_macro2::extra::invalidate_current_thread_spans();
+            parsed
+        })
+        .sum()
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| arg != "--bench")
+        .collect();
+    let mut rounds = 5;
+    if let Some(at) = args.iter().position(|arg| arg == "--rounds") {
+        rounds = args
+            .get(at + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--rounds N");
+        args.drain(at..at + 2);
+    }
+    let paths: Vec<PathBuf> = if args.is_empty() {
+        vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/demo")]
+    } else {
+        args.iter().map(PathBuf::from).collect()
+    };
+
+    let mut inputs = Vec::new();
+    let (mut files, mut lines, mut bytes) = (0, 0, 0);
+    for path in &paths {
+        let (mut workspace, config) =
+            cargo_placement::prepare(path, None, CliLevels::default()).expect("discover");
+        let units = workspace
+            .files(|relative| config.excluded(relative))
+            .expect("walk");
+        for unit in &units {
+            let text = std::fs::read_to_string(&unit.path).unwrap_or_default();
+            lines += text.lines().count();
+            bytes += text.len();
+        }
+        files += units.len();
+        inputs.push((path.clone(), units));
+    }
+    println!(
+        "{files} files, {lines} lines, {:.1} MiB of Rust in {} folder(s)",
+        bytes as f64 / (1 << 20) as f64,
+        paths.len()
+    );
+
+    let (mut parse_times, mut lint_times, mut findings) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let parsed: usize = inputs.iter().map(|(_, units)| parse_only(units)).sum();
+        parse_times.push(start.elapsed());
+        assert!(parsed > 0 || files == 0);
+
+        let start = Instant::now();
+        findings = 0;
+        for (path, units) in &inputs {
+            let (workspace, config) =
+                cargo_placement::prepare(path, None, CliLevels::default()).expect("discover");
+            let outcome = cargo_placement::lint_files(workspace, &config, units.clone());
+            findings += outcome
+                .files
+                .iter()
+                .map(|file| file.diagnostics.len())
+                .sum::<usize>();
+        }
+        lint_times.push(start.elapsed());
+    }
+    let (parse, lint) = (median(parse_times), median(lint_times));
+    println!(
+        "parse only: {:>8.1} ms (median of {rounds})",
+        parse.as_secs_f64() * 1e3
+    );
+    println!(
+        "full lint:  {:>8.1} ms (median of {rounds}; {findings} findings; includes `cargo metadata` and configuration)",
+        lint.as_secs_f64() * 1e3
+    );
+    println!(
+        "ratio lint / parse: {:.2}",
+        lint.as_secs_f64() / parse.as_secs_f64()
+    );
+    if let Some(peak) = peak_rss_mib() {
+        println!("peak resident memory: {peak:.0} MiB");
+    }
+}
