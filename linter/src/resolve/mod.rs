@@ -94,3 +94,101 @@ pub enum Event<'a> {
         after_device_use: Option<Range<usize>>,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use super::*;
+
+    /// The canonical paths of the API uses found in `source`, linted as library code of a crate
+    /// that renames `candle-core` to `candle`.
+    fn uses(source: &str) -> Vec<String> {
+        let api = Api::new(Default::default()).expect("tables");
+        let krate = CrateContext {
+            renames: HashMap::from([("candle".to_owned(), "candle_core".to_owned())]),
+            dependencies: Some(HashSet::from(["candle_core".to_owned(), "tch".to_owned()])),
+        };
+        let cx = FileContext {
+            api: &api,
+            krate: &krate,
+            crate_name: "demo",
+            role: FileRole::Library,
+            module: Vec::new(),
+            entry_points: &[],
+        };
+        let file = syn::parse_file(source).expect("parses");
+        walk(&file, &cx)
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Api { use_, .. } => Some(use_.path),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn imports_renames_and_globs_resolve() {
+        assert_eq!(
+            uses("use candle::Device; fn f() { Device::new_cuda(1); }"),
+            ["candle_core::Device::new_cuda"]
+        );
+        assert_eq!(
+            uses("use candle_core as c; fn f() { c::Device::new_cuda(1); }"),
+            ["candle_core::Device::new_cuda"]
+        );
+        assert_eq!(
+            uses("extern crate tch as torch; fn f() { torch::Device::Cuda(1); }"),
+            ["tch::Device::Cuda"]
+        );
+        assert_eq!(
+            uses("use tch::*; fn f() { Device::Cuda(1); }"),
+            ["tch::Device::Cuda"]
+        );
+        assert_eq!(
+            uses("use tch::{self, Device as D}; fn f() { D::Cuda(1); tch::Device::Cuda(2); }"),
+            ["tch::Device::Cuda", "tch::Device::Cuda"]
+        );
+        assert_eq!(
+            uses("fn f() { use tch::Device; Device::Cuda(1); }"),
+            ["tch::Device::Cuda"]
+        );
+        assert_eq!(
+            uses("use candle::cuda::cudarc::driver::CudaContext; fn f() { CudaContext::new(0); }"),
+            ["cudarc::driver::CudaContext::new"]
+        );
+    }
+
+    #[test]
+    fn local_items_and_module_boundaries_shadow_library_names() {
+        assert!(
+            uses("enum Device { Cuda(usize) } use tch::*; fn f() { Device::Cuda(1); }").is_empty()
+        );
+        assert!(uses("use tch::Device; mod inner { fn f() { Device::Cuda(1); } }").is_empty());
+        assert!(
+            uses("fn f() { Device::Cuda(1); }").is_empty(),
+            "unimported names are unknown"
+        );
+        assert!(
+            uses("mod tch { pub enum Device { Cuda(usize) } } fn f() { tch::Device::Cuda(1); }")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn methods_need_a_receiver_of_known_type() {
+        let source = "use std::sync::Arc; use cudarc::driver::CudaContext;
+            struct S { ctx: Arc<CudaContext> }
+            impl S { fn a(&self) { self.ctx.bind_to_thread(); } }
+            fn b(ctx: &CudaContext) { ctx.bind_to_thread(); }
+            fn c() { let ctx = CudaContext::new(0).unwrap(); ctx.bind_to_thread(); }
+            fn d(other: &Other) { other.bind_to_thread(); }
+            fn e() { let ctx = CudaContext::new(0).unwrap(); let ctx = other(); ctx.bind_to_thread(); }";
+        let found = uses(source);
+        let binds = found
+            .iter()
+            .filter(|path| path.ends_with("::bind_to_thread"))
+            .count();
+        assert_eq!(binds, 3, "{found:?}");
+    }
+}
