@@ -200,3 +200,22 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod readme {
+    use super::RULES;
+
+    #[test]
+    fn readme_rule_table_matches_the_rules() {
+        let readme = include_str!("../../../README.md");
+        for rule in RULES {
+            let row = format!(
+                "| `{}` | {} | {} |",
+                rule.name,
+                rule.default_level,
+                rule.summary()
+            );
+            assert!(readme.contains(&row), "README.md lacks the row\n{row}");
+        }
+    }
+}
