@@ -294,3 +294,33 @@ fn a_missing_path_is_an_error() {
         stderr(&output)
     );
 }
+
+#[test]
+fn workspace_metadata_configures_too() {
+    let copy = demo_copy();
+    let manifest = copy.path().join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).expect("read");
+    let config = "\n[workspace.metadata.placement.levels]\nimplicit_device = \"allow\"\n";
+    std::fs::write(&manifest, text + config).expect("write");
+    let output = placement(&[copy.path().to_str().unwrap(), "--color", "never"]);
+    assert!(
+        stdout(&output).ends_with("found 6 warnings in 7 files\n"),
+        "{}",
+        stdout(&output)
+    );
+
+    std::fs::write(
+        &manifest,
+        std::fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("\"allow\"", "\"sometimes\""),
+    )
+    .expect("write");
+    let output = placement(&[copy.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("[workspace.metadata.placement]") && err.contains("sometimes"),
+        "{err}"
+    );
+}

@@ -104,7 +104,12 @@ mod tests {
     /// The canonical paths of the API uses found in `source`, linted as library code of a crate
     /// that renames `candle-core` to `candle`.
     fn uses(source: &str) -> Vec<String> {
-        let api = Api::new(Default::default()).expect("tables");
+        uses_with(source, "")
+    }
+
+    /// As [`uses`], with extra API entries in the configuration's format.
+    fn uses_with(source: &str, extra: &str) -> Vec<String> {
+        let api = Api::new(toml::from_str(extra).expect("extra table")).expect("tables");
         let krate = CrateContext {
             renames: HashMap::from([("candle".to_owned(), "candle_core".to_owned())]),
             dependencies: Some(HashSet::from(["candle_core".to_owned(), "tch".to_owned()])),
@@ -190,5 +195,17 @@ mod tests {
             .filter(|path| path.ends_with("::bind_to_thread"))
             .count();
         assert_eq!(binds, 3, "{found:?}");
+    }
+
+    #[test]
+    fn configured_wrappers_are_known_inside_their_own_crate() {
+        let extra = "[[item]]\npath = \"demo::gpu::default_gpu\"\nrole = \"implicit_device\"\n";
+        let source = "mod gpu { pub fn default_gpu() {} } fn f() { gpu::default_gpu(); crate::gpu::default_gpu(); }";
+        assert_eq!(
+            uses_with(source, extra),
+            ["demo::gpu::default_gpu", "demo::gpu::default_gpu"]
+        );
+        // Built-in entries describe other crates: a crate's own paths never match them.
+        assert!(uses("mod tch { pub mod kind { pub const FLOAT_CUDA: u8 = 0; } } fn f() { crate::tch::kind::FLOAT_CUDA; }").is_empty());
     }
 }
