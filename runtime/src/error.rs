@@ -146,6 +146,38 @@ pub enum Error {
         op: &'static str,
     },
 
+    /// A value's tensors are on more than one device.
+    #[error(
+        "tensors are on more than one device: {}",
+        describe_placements(placements)
+    )]
+    ScatteredTensors {
+        /// Every tensor's path and device.
+        placements: Vec<(String, Device)>,
+    },
+
+    /// A tensor inside a value could not be moved in place.
+    #[error("cannot move `{path}` in place: {reason}; clone the value it points to first")]
+    NotMovable {
+        /// Where the tensor is.
+        path: String,
+        /// Why it cannot be moved.
+        reason: String,
+    },
+
+    /// The arguments of a `#[device_check]` function are on different devices.
+    #[error(transparent)]
+    DeviceCheck(#[from] crate::DeviceMismatch),
+
+    /// Another tensor library reported an error (for example candle, moving its tensors).
+    #[error("{library}: {message}")]
+    Library {
+        /// The library.
+        library: &'static str,
+        /// Its message.
+        message: String,
+    },
+
     /// The CUDA driver, NVRTC or cuBLAS reported an error.
     #[error("CUDA error on {device} during {op}: {message}")]
     Cuda {
@@ -156,4 +188,13 @@ pub enum Error {
         /// The library's own description.
         message: String,
     },
+}
+
+/// `a is on cpu, b is on cuda:0`.
+pub(crate) fn describe_placements(placements: &[(String, Device)]) -> String {
+    let each: Vec<String> = placements
+        .iter()
+        .map(|(path, device)| format!("{path} is on {device}"))
+        .collect();
+    each.join(", ")
 }

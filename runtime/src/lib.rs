@@ -22,22 +22,32 @@
 //! # }
 //! ```
 
+// The macros' expansions name `::placement`, also inside this crate's own tests.
+extern crate self as placement;
+
 mod backend;
+#[cfg(feature = "candle")]
+mod candle;
+mod check;
 mod device;
 mod discovery;
 mod error;
 pub mod implicit;
 pub mod memory;
+mod placed;
 mod tensor;
 pub mod timing;
 mod transfer;
 
 pub use backend::simulated;
 pub use backend::{device_count, synchronize};
+pub use check::{__private, DeviceMismatch, Mode as CheckMode, set_mode as set_check_mode};
 pub use device::{Device, ParseDeviceError};
 pub use discovery::{DeviceInfo, Selection, devices, select_device};
 pub use error::{Error, Result};
 pub use memory::{max_memory_allocated, mem_get_info, memory_allocated, reset_peak_memory_stats};
+pub use placed::{Placed, Segment, TensorPath};
+pub use placement_macros::{Placed, device_check};
 pub use tensor::Tensor;
 pub use transfer::TransferMode;
 
