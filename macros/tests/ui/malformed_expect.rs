@@ -1,15 +1,15 @@
 use placement::{Tensor, device_check};
 
 #[device_check(expect = "cuda")]
-fn bare(x: &Tensor) {}
+fn bare(_x: &Tensor) {}
 
 #[device_check(expect = "gpu:1")]
-fn unknown(x: &Tensor) {}
+fn unknown(_x: &Tensor) {}
 
 #[device_check(expect = 0)]
-fn number(x: &Tensor) {}
+fn number(_x: &Tensor) {}
 
 #[device_check(expect("cuda:0"))]
-fn list(x: &Tensor) {}
+fn list(_x: &Tensor) {}
 
 fn main() {}
