@@ -6,7 +6,8 @@ use std::sync::{Arc, Once};
 
 use placement::{Device, Error, Placed, Tensor, device_check};
 
-const SPEC: &str = "1GiB,1GiB";
+/// `cuda:2` is used only by the trace test, so its memory counters are exact.
+const SPEC: &str = "1GiB,1GiB,64MiB";
 
 fn gpus() {
     placement::simulated::configure(SPEC).expect("simulated GPUs");
@@ -408,4 +409,49 @@ fn generic_trait_and_async_functions() {
             .starts_with("device mismatch in async_linear(x, weight)"),
         "{err}"
     );
+}
+
+// ---- trace ---------------------------------------------------------------------------------
+
+#[device_check(trace)]
+fn allocate(device: &Device) -> placement::Result<Tensor> {
+    Tensor::zeros(&[256], device)
+}
+
+/// Collects what `tracing` writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn trace_reports_time_and_memory_per_device() {
+    gpus();
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let kept =
+        tracing::subscriber::with_default(subscriber, || allocate(&Device::Cuda(2)).unwrap());
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        text.contains("placement::trace") && text.contains("allocate took"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cuda:2: +1024 B"),
+        "the result is still held:\n{text}"
+    );
+    drop(kept);
 }
