@@ -2,7 +2,7 @@
 //! the process, so this binary holds one test; `warn` is checked in a child process whose
 //! stderr is read.
 
-use placement::{CheckMode, Device, Tensor, device_check};
+use placement::{Device, Tensor, device_check};
 
 #[device_check]
 fn add(a: &Tensor, b: &Tensor) -> placement::Result<usize> {
@@ -32,16 +32,21 @@ fn modes() {
         return child();
     }
     let (a, b) = pair();
-    if !cfg!(feature = "device-check") {
-        assert!(!placement::__private::ENABLED);
+    #[cfg(not(feature = "device-check"))]
+    {
+        const { assert!(!placement::__private::ENABLED) };
         assert_eq!(
             add(&a, &b).unwrap(),
             4,
             "without the feature there is no check"
         );
-        return;
     }
+    #[cfg(feature = "device-check")]
+    modes_with_checks(&a, &b);
+}
 
+#[cfg(feature = "device-check")]
+fn modes_with_checks(a: &Tensor, b: &Tensor) {
     let output = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["modes", "--exact", "--nocapture", "--test-threads=1"])
         .env("PLACEMENT_MODES_CHILD", "1")
@@ -68,8 +73,8 @@ fn modes() {
         "{stderr}"
     );
 
-    placement::set_check_mode(CheckMode::Off);
-    assert_eq!(add(&a, &b).unwrap(), 4);
-    placement::set_check_mode(CheckMode::Error);
-    assert!(add(&a, &b).is_err());
+    placement::set_check_mode(placement::CheckMode::Off);
+    assert_eq!(add(a, b).unwrap(), 4);
+    placement::set_check_mode(placement::CheckMode::Error);
+    assert!(add(a, b).is_err());
 }
