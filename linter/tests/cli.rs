@@ -85,7 +85,7 @@ fn demo_findings_for_tools_parse_as_cargo_messages() {
         }
     }
     assert_eq!(finished, Some(true));
-    assert_eq!(messages.len(), 10);
+    assert_eq!(messages.len(), 12);
     let summary: Vec<String> = messages
         .iter()
         .map(|m| {
@@ -144,7 +144,7 @@ fn deny_levels_set_the_exit_status() {
     let output = placement(&[demo, "-D", "hardcoded_device", "--color", "never"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        stdout(&output).ends_with("found 2 errors and 8 warnings in 7 files\n"),
+        stdout(&output).ends_with("found 2 errors and 10 warnings in 7 files\n"),
         "{}",
         stdout(&output)
     );
@@ -160,7 +160,7 @@ fn deny_levels_set_the_exit_status() {
     ]);
     assert_eq!(output.status.code(), Some(0));
     assert!(
-        stdout(&output).ends_with("found 4 warnings in 7 files\n"),
+        stdout(&output).ends_with("found 7 warnings in 7 files\n"),
         "{}",
         stdout(&output)
     );
@@ -185,7 +185,7 @@ fn a_broken_file_is_reported_and_the_rest_still_linted() {
         out.contains("placement::parse_error") && out.contains("models/src/broken.rs:"),
         "{out}"
     );
-    assert!(out.ends_with("found 11 warnings in 8 files\n"), "{out}");
+    assert!(out.ends_with("found 13 warnings in 8 files\n"), "{out}");
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn configuration_and_comments_change_what_is_reported() {
         "suppressed:\n{out}"
     );
     assert!(
-        out.ends_with("found 2 errors and 4 warnings in 7 files\n"),
+        out.ends_with("found 3 errors and 5 warnings in 7 files\n"),
         "{out}"
     );
 }
@@ -281,7 +281,7 @@ fn rules_are_listed_and_explained() {
     );
     let output = placement(&["explain", "no_such_rule"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("the rules are: hardcoded_device"));
+    assert!(stderr(&output).contains("the rules are: device_mismatch, hardcoded_device"));
 }
 
 #[test]
@@ -298,13 +298,15 @@ fn a_missing_path_is_an_error() {
 #[test]
 fn workspace_metadata_configures_too() {
     let copy = demo_copy();
+    // `placement.toml` would take precedence over the manifest's table.
+    std::fs::remove_file(copy.path().join("placement.toml")).expect("remove placement.toml");
     let manifest = copy.path().join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).expect("read");
     let config = "\n[workspace.metadata.placement.levels]\nimplicit_device = \"allow\"\n";
     std::fs::write(&manifest, text + config).expect("write");
     let output = placement(&[copy.path().to_str().unwrap(), "--color", "never"]);
     assert!(
-        stdout(&output).ends_with("found 6 warnings in 7 files\n"),
+        stdout(&output).ends_with("found 1 error and 7 warnings in 7 files\n"),
         "{}",
         stdout(&output)
     );

@@ -27,6 +27,20 @@ pub enum Role {
     ThreadScope,
     /// Sets an environment variable of this process.
     SetEnvVar,
+    /// A CPU device value (`Device::Cpu`, burn's `Device::cpu()`).
+    CpuDevice,
+    /// Builds a tensor on the device given as argument `device`.
+    TensorConstructor,
+    /// Builds a tensor that is always on the CPU (tch's `Tensor::from_slice`).
+    CpuTensor,
+    /// Copies its receiver to the device given as argument `device` (or the current one).
+    Transfer,
+    /// Combines its receiver with the tensor given as first argument, on one device.
+    BinaryOp,
+    /// Combines the tensors listed in its first argument (`cat`, `stack`).
+    Concat,
+    /// Returns a tensor on its receiver's device (`relu`, `sum`, `reshape`).
+    SameDevice,
 }
 
 /// One entry of a table, for a path (function, associated function, variant, constant) or for
@@ -50,6 +64,21 @@ pub struct Entry {
     /// Which argument is a closure (thread spawns).
     #[serde(default)]
     pub closure: Option<usize>,
+    /// Which argument is the device (tensor constructors, transfers).
+    #[serde(default)]
+    pub device: Option<usize>,
+    /// What kind of GPU an explicit ordinal names, for messages (`cuda`, `metal`, `wgpu`).
+    #[serde(default = "default_gpu_kind")]
+    pub gpu: String,
+    /// The device a constant stands for (`FLOAT_CUDA`: `cuda:0`).
+    #[serde(default)]
+    pub fixed_device: Option<String>,
+    /// A device chooser that may quietly return the CPU (`cuda_if_available`).
+    #[serde(default)]
+    pub may_fall_back: bool,
+    /// Also copies its receiver to the current device (the runtime's `.cuda()`).
+    #[serde(default)]
+    pub transfers: bool,
     /// The type of the result, after `?` or `unwrap()`, for following bindings.
     #[serde(default)]
     pub returns: Option<String>,
@@ -60,6 +89,10 @@ pub struct Entry {
     /// configuration (about the crate's own wrappers).
     #[serde(skip)]
     pub builtin: bool,
+}
+
+fn default_gpu_kind() -> String {
+    "cuda".to_owned()
 }
 
 #[derive(Debug, Deserialize)]

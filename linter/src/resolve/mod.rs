@@ -5,6 +5,7 @@
 mod scope;
 mod walker;
 
+pub use scope::{Fact, How};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -67,6 +68,9 @@ pub struct ApiUse<'a> {
     pub as_value: bool,
     /// The GPU-ordinal argument when it is an integer literal: its value and span.
     pub literal_ordinal: Option<(u128, Range<usize>)>,
+    /// Whether the function bound a context (`bind_to_thread`) before this use, making the
+    /// current device its own choice.
+    pub after_bind: bool,
 }
 
 /// What the rules see, in source order.
@@ -85,6 +89,24 @@ pub enum Event<'a> {
         span: Range<usize>,
         in_entry_point: bool,
     },
+    /// An op whose operands are definitely on different devices.
+    Mismatch {
+        op: String,
+        span: Range<usize>,
+        lhs: Fact,
+        rhs: Fact,
+    },
+    /// A transfer in a loop whose receiver and target are the same in every iteration.
+    LoopTransfer {
+        shown: String,
+        span: Range<usize>,
+        /// The receiver as written, for the help.
+        receiver: String,
+        /// The loop's keyword.
+        keyword: Range<usize>,
+    },
+    /// A `cuda_if_available` whose result nothing looks at.
+    SilentFallback { shown: String, span: Range<usize> },
     /// `std::env::set_var` of a variable named by a literal or a constant.
     SetEnvVar {
         variable: String,

@@ -1,8 +1,40 @@
 //! Scopes and path resolution: what a name means where it is used.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::FileContext;
+
+/// What is definitely known about where a value is, from the code seen so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    /// `cpu`, `cuda:1`, `metal:0`.
+    pub device: String,
+    /// Where the value got that device.
+    pub origin: Range<usize>,
+    pub how: How,
+}
+
+/// How a value got its device, for the labels of findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// A device value named here.
+    Named,
+    /// A tensor created here.
+    Created,
+    /// A tensor moved here.
+    Moved,
+}
+
+/// A variable: its type, and what is known about its device.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Var {
+    pub(super) ty: Option<String>,
+    /// For a device value: the device it names.
+    pub(super) names: Option<Fact>,
+    /// For a tensor: the device it is on.
+    pub(super) on: Option<Fact>,
+}
 
 /// What a name in a scope stands for.
 #[derive(Clone, Debug)]
@@ -10,7 +42,9 @@ enum Binding {
     /// `use a::b as c;` or `extern crate a as c;`: resolved when used, from the scope it is in.
     Import { target: Vec<String>, scope: usize },
     /// An item defined in this crate, by its full path (crate name first).
-    Local(Vec<String>),
+    /// `value` for functions, constants and statics, which cannot start a longer path (Rust
+    /// keeps them in another namespace than modules and types).
+    Local { path: Vec<String>, value: bool },
     /// A path that is already canonical (a raw CUDA function declared in an `extern` block).
     Known(Vec<String>),
     /// A generic type parameter (`B` in `fn f<B: Backend>`).
@@ -35,8 +69,8 @@ struct Scope {
     module: Option<Vec<String>>,
     names: HashMap<String, Binding>,
     globs: Vec<Vec<String>>,
-    /// Variables and what type they are known to have (`None`: unknown, shadowing outer ones).
-    vars: HashMap<String, Option<String>>,
+    /// Variables and what is known of them (nothing known still shadows outer ones).
+    vars: HashMap<String, Var>,
 }
 
 /// The result of resolving a path.
@@ -123,11 +157,11 @@ impl<'c, 'a> Scopes<'c, 'a> {
         path
     }
 
-    pub(super) fn add_item(&mut self, name: &str) {
+    pub(super) fn add_item(&mut self, name: &str, value: bool) {
         let path = self.local_path(name);
         self.top()
             .names
-            .insert(name.to_owned(), Binding::Local(path));
+            .insert(name.to_owned(), Binding::Local { path, value });
     }
 
     pub(super) fn add_known(&mut self, name: &str, path: &str) {
@@ -152,21 +186,65 @@ impl<'c, 'a> Scopes<'c, 'a> {
         self.top().names.insert(name.to_owned(), Binding::Generic);
     }
 
-    pub(super) fn bind_var(&mut self, name: &str, ty: Option<String>) {
-        self.top().vars.insert(name.to_owned(), ty);
+    pub(super) fn bind_var(&mut self, name: &str, var: Var) {
+        self.top().vars.insert(name.to_owned(), var);
     }
 
-    /// The known type of a variable, looking out to the enclosing function.
-    pub(super) fn var_type(&self, name: &str) -> Option<&str> {
-        for scope in self.stack.iter().rev() {
-            if let Some(ty) = scope.vars.get(name) {
-                return ty.as_deref();
+    /// Binds a variable of which nothing is known, shadowing outer ones.
+    pub(super) fn bind_unknown(&mut self, name: &str) {
+        self.bind_var(name, Var::default());
+    }
+
+    /// The variable and the depth of the scope that defines it, looking out to the enclosing
+    /// function.
+    pub(super) fn var(&self, name: &str) -> Option<(&Var, usize)> {
+        for (depth, scope) in self.stack.iter().enumerate().rev() {
+            if let Some(var) = scope.vars.get(name) {
+                return Some((var, depth));
             }
             if scope.kind != ScopeKind::Block {
                 break;
             }
         }
         None
+    }
+
+    /// The known type of a variable.
+    pub(super) fn var_type(&self, name: &str) -> Option<&str> {
+        self.var(name).and_then(|(var, _)| var.ty.as_deref())
+    }
+
+    /// The current scope depth.
+    pub(super) fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// `name = value;`: in the scope that defines `name`, the new value is known from here on;
+    /// from an inner (possibly conditional) scope, it is known there, and unknown after it.
+    pub(super) fn assign(&mut self, name: &str, names: Option<Fact>, on: Option<Fact>) {
+        let Some((_, depth)) = self.var(name) else {
+            return;
+        };
+        let innermost = depth + 1 == self.stack.len();
+        let var = self.stack[depth].vars.get_mut(name).expect("found above");
+        if innermost {
+            var.names = names;
+            var.on = on;
+        } else {
+            let ty = var.ty.clone();
+            var.names = None;
+            var.on = None;
+            self.bind_var(name, Var { ty, names, on });
+        }
+    }
+
+    /// Forgets what is known of `name`'s device where it is defined (assigned in a loop).
+    pub(super) fn forget(&mut self, name: &str) {
+        if let Some((_, depth)) = self.var(name) {
+            let var = self.stack[depth].vars.get_mut(name).expect("found above");
+            var.names = None;
+            var.on = None;
+        }
     }
 
     /// Resolves a path as written (`Device::new_cuda`, `super::gpu::pick`, `candle::Device`).
@@ -220,7 +298,8 @@ impl<'c, 'a> Scopes<'c, 'a> {
                             Resolved::Unknown => Resolved::Unknown,
                         };
                     }
-                    Some(Binding::Local(path)) => return local(path.clone(), rest),
+                    Some(Binding::Local { value: true, .. }) if !rest.is_empty() => {}
+                    Some(Binding::Local { path, .. }) => return local(path.clone(), rest),
                     Some(Binding::Known(path)) => return self.finish(path.clone(), rest, false),
                     Some(Binding::Generic) => {
                         return Resolved::Generic {

@@ -10,7 +10,9 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, Item, Pat, Stmt, Token, Type, UseTree};
 
-use super::scope::{Resolved, ScopeKind, Scopes};
+mod flow;
+
+use super::scope::{Resolved, ScopeKind, Scopes, Var};
 use super::{ApiUse, Event, FileContext, FileRole};
 use crate::api::{Entry, Role};
 
@@ -29,6 +31,10 @@ pub fn walk<'a>(file: &syn::File, cx: &FileContext<'a>) -> Vec<Event<'a>> {
         uses_burn: false,
         defining_default: false,
         arm_matches_default: false,
+        loops: Vec::new(),
+        binds_context: false,
+        fallbacks: Vec::new(),
+        bound_fallback: None,
     };
     walker
         .scopes
@@ -63,7 +69,34 @@ struct Walker<'c, 'a> {
     /// Whether the innermost match arm matches a default (`DeviceKind::DefaultDevice =>`), so
     /// that a default built in its body translates the caller's choice instead of making one.
     arm_matches_default: bool,
+    /// The loops around the current point of the current function, innermost last.
+    loops: Vec<flow::Loop>,
+    /// Whether the current function made a context current (`bind_to_thread`) so far.
+    binds_context: bool,
+    /// `cuda_if_available` results bound in the current function and not looked at yet:
+    /// (variable, as written, span).
+    fallbacks: Vec<(String, String, Range<usize>)>,
+    /// The span of a fallback call that a `let` is binding, so it is tracked, not reported.
+    bound_fallback: Option<Range<usize>>,
 }
+
+/// A variable of known type and unknown device.
+fn of_type(ty: Option<String>) -> Var {
+    Var {
+        ty,
+        ..Var::default()
+    }
+}
+
+/// Methods that look at what a device chooser returned.
+const FALLBACK_CHECKS: &[&str] = &[
+    "is_cuda",
+    "is_cpu",
+    "is_gpu",
+    "is_metal",
+    "location",
+    "same_device",
+];
 
 /// Names the walker must resolve even when no table entry ends with them.
 const ALWAYS_RESOLVED: &[&str] = &["default", "parse"];
@@ -209,7 +242,8 @@ impl<'a> Walker<'_, 'a> {
                 _ => None,
             };
             if let Some(name) = name {
-                self.scopes.add_item(&name.to_string());
+                let value = matches!(item, Item::Fn(_) | Item::Const(_) | Item::Static(_));
+                self.scopes.add_item(&name.to_string(), value);
             }
             match item {
                 Item::Use(item_use) => self.collect_use(&item_use.tree, Vec::new()),
@@ -227,7 +261,7 @@ impl<'a> Walker<'_, 'a> {
                             let name = function.sig.ident.to_string();
                             match self.cx.api.raw(&name) {
                                 Some(path) => self.scopes.add_known(&name, path),
-                                None => self.scopes.add_item(&name),
+                                None => self.scopes.add_item(&name, true),
                             }
                         }
                     }
@@ -420,6 +454,11 @@ impl<'a> Walker<'_, 'a> {
                 .get_or_insert_with(|| use_.span.clone());
         }
         let in_program = matches!(self.cx.role, FileRole::BinaryRoot | FileRole::BinaryModule);
+        let use_ = ApiUse {
+            after_bind: self.binds_context,
+            ..use_
+        };
+        self.binds_context |= role == Role::SetCurrentDevice;
         self.events.push(Event::Api {
             use_,
             in_entry_point: self.in_entry,
@@ -451,6 +490,14 @@ impl<'a> Walker<'_, 'a> {
                 });
             }
         } else {
+            if entry.role == Role::Concat
+                && let Some(list) = args.first()
+            {
+                self.check_list(format!("`{shown}`"), span.clone(), list);
+            }
+            if entry.may_fall_back && self.bound_fallback.as_ref() != Some(&span) {
+                self.note_fallback(None, shown.clone(), span.clone());
+            }
             self.emit_use(ApiUse {
                 entry,
                 path,
@@ -458,6 +505,7 @@ impl<'a> Walker<'_, 'a> {
                 span,
                 as_value: false,
                 literal_ordinal,
+                after_bind: false,
             });
         }
         for (index, arg) in args.iter().enumerate() {
@@ -474,7 +522,7 @@ impl<'a> Walker<'_, 'a> {
                         pattern_names(first, &mut names);
                         for name in names {
                             self.scopes
-                                .bind_var(&name, Some("std::thread::Scope".to_owned()));
+                                .bind_var(&name, of_type(Some("std::thread::Scope".to_owned())));
                         }
                     }
                     self.visit_expr(&closure.body);
@@ -498,6 +546,20 @@ impl<'a> Walker<'_, 'a> {
             Expr::Reference(inner) => self.string_value(&inner.expr),
             _ => None,
         }
+    }
+
+    /// A call of a device chooser that may return the CPU: as written, and its span.
+    fn fallback_call(&self, expr: &Expr) -> Option<(String, Range<usize>)> {
+        let Expr::Call(call) = flow::peel(expr) else {
+            return None;
+        };
+        let Expr::Path(func) = &*call.func else {
+            return None;
+        };
+        let (_, entry) = self.lookup_path(&func.path)?;
+        entry
+            .may_fall_back
+            .then(|| (Self::shown(&func.path), range(func.span())))
     }
 
     fn uses_burn(&self) -> bool {
@@ -574,11 +636,16 @@ impl<'a> Walker<'_, 'a> {
 
         let outer_entry = std::mem::replace(&mut self.in_entry, entry);
         let outer_first = self.first_device_use.take();
+        let outer_loops = std::mem::take(&mut self.loops);
+        let outer_binds = std::mem::replace(&mut self.binds_context, false);
+        let outer_fallbacks = std::mem::take(&mut self.fallbacks);
         self.scopes.push(ScopeKind::Function, None);
         self.add_generics(&sig.generics);
         for input in &sig.inputs {
             match input {
-                syn::FnArg::Receiver(_) => self.scopes.bind_var("self", self.self_type.clone()),
+                syn::FnArg::Receiver(_) => self
+                    .scopes
+                    .bind_var("self", of_type(self.self_type.clone())),
                 syn::FnArg::Typed(typed) => {
                     let ty = self.type_name(&typed.ty);
                     let mut names = Vec::new();
@@ -586,13 +653,16 @@ impl<'a> Walker<'_, 'a> {
                     let single = names.len() == 1;
                     for name in names {
                         self.scopes
-                            .bind_var(&name, if single { ty.clone() } else { None });
+                            .bind_var(&name, of_type(if single { ty.clone() } else { None }));
                     }
                 }
             }
         }
         self.visit_block(block);
+        self.finish_fallbacks(outer_fallbacks);
         self.scopes.pop();
+        self.loops = outer_loops;
+        self.binds_context = outer_binds;
         self.first_device_use = outer_first;
         self.in_entry = outer_entry;
     }
@@ -744,8 +814,22 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
         let mut declared = None;
+        let (mut names_device, mut on_device) = (None, None);
+        let mut names = Vec::new();
+        pattern_names(&local.pat, &mut names);
+        let single = names.len() == 1;
         if let Some(init) = &local.init {
+            if let Some((shown, span)) = self.fallback_call(&init.expr) {
+                let bound = single.then(|| names[0].clone());
+                self.note_fallback(bound.clone(), shown, span.clone());
+                if bound.is_some() {
+                    self.bound_fallback = Some(span);
+                }
+            }
             self.visit_expr(&init.expr);
+            self.bound_fallback = None;
+            names_device = self.device_value(&init.expr);
+            on_device = self.tensor_device(&init.expr);
             if let Some((_, diverge)) = &init.diverge {
                 self.visit_expr(diverge);
             }
@@ -757,22 +841,80 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
         } else if let Pat::Type(typed) = &local.pat {
             declared = self.type_name(&typed.ty);
         }
-        let mut names = Vec::new();
-        pattern_names(&local.pat, &mut names);
-        let single = names.len() == 1;
         for name in names {
-            self.scopes
-                .bind_var(&name, if single { declared.clone() } else { None });
+            let var = match single {
+                true => Var {
+                    ty: declared.clone(),
+                    names: names_device.clone(),
+                    on: on_device.clone(),
+                },
+                false => Var::default(),
+            };
+            self.scopes.bind_var(&name, var);
         }
+    }
+
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        self.visit_expr(&assign.right);
+        if let Expr::Path(path) = &*assign.left
+            && let Some(ident) = path.path.get_ident()
+        {
+            let (names, on) = (
+                self.device_value(&assign.right),
+                self.tensor_device(&assign.right),
+            );
+            self.scopes.assign(&ident.to_string(), names, on);
+        } else {
+            self.visit_expr(&assign.left);
+        }
+    }
+
+    fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+        self.visit_expr(&binary.left);
+        self.visit_expr(&binary.right);
+        if flow::is_arithmetic(&binary.op) {
+            let op = quote::ToTokens::to_token_stream(&binary.op).to_string();
+            self.check_operands(
+                format!("`{op}`"),
+                range(binary.op.span()),
+                &binary.left,
+                &binary.right,
+            );
+        }
+        if matches!(binary.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+            for side in [&binary.left, &binary.right] {
+                if let Some(name) = flow::variable(side) {
+                    self.checked(&name);
+                }
+            }
+        }
+    }
+
+    fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
+        self.visit_expr(&expr.cond);
+        self.enter_loop(range(expr.while_token.span), &expr.body);
+        self.visit_block(&expr.body);
+        self.exit_loop();
+    }
+
+    fn visit_expr_loop(&mut self, expr: &'ast syn::ExprLoop) {
+        self.enter_loop(range(expr.loop_token.span), &expr.body);
+        self.visit_block(&expr.body);
+        self.exit_loop();
+    }
+
+    fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        if let Some(name) = flow::variable(&expr.expr) {
+            self.checked(&name);
+        }
+        visit::visit_expr_match(self, expr);
     }
 
     fn visit_arm(&mut self, arm: &'ast syn::Arm) {
         self.scopes.push(ScopeKind::Block, None);
         let mut names = Vec::new();
         pattern_names(&arm.pat, &mut names);
-        names
-            .iter()
-            .for_each(|name| self.scopes.bind_var(name, None));
+        names.iter().for_each(|name| self.scopes.bind_unknown(name));
         if let Some((_, guard)) = &arm.guard {
             self.visit_expr(guard);
         }
@@ -784,23 +926,24 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
 
     fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
         self.visit_expr(&for_loop.expr);
+        self.enter_loop(range(for_loop.for_token.span), &for_loop.body);
         self.scopes.push(ScopeKind::Block, None);
         let mut names = Vec::new();
         pattern_names(&for_loop.pat, &mut names);
-        names
-            .iter()
-            .for_each(|name| self.scopes.bind_var(name, None));
+        names.iter().for_each(|name| self.scopes.bind_unknown(name));
         self.visit_block(&for_loop.body);
         self.scopes.pop();
+        self.exit_loop();
     }
 
     fn visit_expr_let(&mut self, binding: &'ast syn::ExprLet) {
         self.visit_expr(&binding.expr);
+        if let Some(name) = flow::variable(&binding.expr) {
+            self.checked(&name);
+        }
         let mut names = Vec::new();
         pattern_names(&binding.pat, &mut names);
-        names
-            .iter()
-            .for_each(|name| self.scopes.bind_var(name, None));
+        names.iter().for_each(|name| self.scopes.bind_unknown(name));
     }
 
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
@@ -815,7 +958,7 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
             let single = names.len() == 1;
             names.iter().for_each(|name| {
                 self.scopes
-                    .bind_var(name, if single { ty.clone() } else { None })
+                    .bind_var(name, of_type(if single { ty.clone() } else { None }))
             });
         }
         self.visit_expr(&closure.body);
@@ -848,6 +991,15 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         let method = call.method.to_string();
+        // A context bound by hand, whatever its receiver: the function chose its device.
+        if method == "bind_to_thread" {
+            self.binds_context = true;
+        }
+        if FALLBACK_CHECKS.contains(&method.as_str())
+            && let Some(name) = flow::variable(&call.receiver)
+        {
+            self.checked(&name);
+        }
         if !self.cx.api.mentions(&method) && method != "parse" {
             return visit::visit_expr_method_call(self, call);
         }
@@ -876,7 +1028,26 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
             (Some(ty), Some(entry)) => {
                 let shown = format!(".{method}()");
                 let path = format!("{ty}::{method}");
-                self.on_call(path, shown, range(call.method.span()), entry, &call.args);
+                self.on_call(
+                    path,
+                    shown.clone(),
+                    range(call.method.span()),
+                    entry,
+                    &call.args,
+                );
+                if entry.role == Role::BinaryOp
+                    && let Some(rhs) = call.args.first()
+                {
+                    self.check_operands(
+                        format!("`{shown}`"),
+                        range(call.method.span()),
+                        &call.receiver,
+                        rhs,
+                    );
+                }
+                if entry.role == Role::Transfer || entry.transfers {
+                    self.check_loop_transfer(entry, call);
+                }
             }
             _ => call.args.iter().for_each(|arg| self.visit_expr(arg)),
         }
@@ -889,6 +1060,9 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
         let Some((canonical, entry)) = self.lookup_path(&path.path) else {
             return;
         };
+        if entry.may_fall_back {
+            self.note_fallback(None, Self::shown(&path.path), range(path.span()));
+        }
         if matches!(
             entry.role,
             Role::ImplicitDevice | Role::CurrentDeviceUser | Role::SetCurrentDevice
@@ -900,12 +1074,19 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
                 span: range(path.span()),
                 as_value: true,
                 literal_ordinal: None,
+                after_bind: false,
             };
             self.emit_use(use_);
         }
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // A logged, asserted or matched device has been looked at.
+        if !self.fallbacks.is_empty() {
+            let mut names = Vec::new();
+            flow::mentioned(&mac.tokens, &mut names);
+            names.iter().for_each(|name| self.checked(name));
+        }
         if mentions_known(&mac.tokens, self.cx.api) {
             self.visit_macro_body(mac);
         }
@@ -954,6 +1135,7 @@ impl<'a> Walker<'_, 'a> {
                 span: range(func.span()),
                 as_value: false,
                 literal_ordinal: None,
+                after_bind: false,
             });
         }
     }

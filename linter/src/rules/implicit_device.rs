@@ -58,6 +58,8 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
             "take the device from the caller, and choose it once where the program starts \
              (`main`, a test, or a thread's closure)",
         ),
+        // The function made a context current itself: the device is its own choice.
+        Role::CurrentDeviceUser if use_.after_bind => return None,
         Role::CurrentDeviceUser => (
             format!("`{}` uses whatever device is current", use_.shown),
             "depends on what ran before on this thread",

@@ -2,11 +2,14 @@
 //! a file and turns some of them into [`Finding`]s. Its doc comment, in fixed sections, is what
 //! `cargo placement explain RULE` prints.
 
+mod device_mismatch;
 mod hardcoded_device;
 mod implicit_device;
 mod late_visible_devices;
 mod parse_error;
+mod silent_cpu_fallback;
 mod stray_set_device;
+mod transfer_in_loop;
 
 use std::fmt;
 use std::ops::Range;
@@ -125,6 +128,12 @@ use declare_rule;
 /// Every rule, sorted by name. Adding a rule is a file and a line here.
 pub static RULES: &[Rule] = &[
     Rule {
+        name: "device_mismatch",
+        default_level: Level::Deny,
+        doc: device_mismatch::DeviceMismatch::DOC,
+        check: Some(device_mismatch::check),
+    },
+    Rule {
         name: "hardcoded_device",
         default_level: Level::Warn,
         doc: hardcoded_device::HardcodedDevice::DOC,
@@ -149,10 +158,22 @@ pub static RULES: &[Rule] = &[
         check: None,
     },
     Rule {
+        name: "silent_cpu_fallback",
+        default_level: Level::Allow,
+        doc: silent_cpu_fallback::SilentCpuFallback::DOC,
+        check: Some(silent_cpu_fallback::check),
+    },
+    Rule {
         name: "stray_set_device",
         default_level: Level::Warn,
         doc: stray_set_device::StraySetDevice::DOC,
         check: Some(stray_set_device::check),
+    },
+    Rule {
+        name: "transfer_in_loop",
+        default_level: Level::Warn,
+        doc: transfer_in_loop::TransferInLoop::DOC,
+        check: Some(transfer_in_loop::check),
     },
 ];
 

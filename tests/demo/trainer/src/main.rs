@@ -12,5 +12,9 @@ fn main() -> placement::Result<()> {
     unsafe { std::env::set_var("CUDA_VISIBLE_DEVICES", "1") };
     let encoder = demo_models::encoder::Encoder::load_on(&candle::Device::Cpu).expect("encoder");
     let _ = (first, encoder.weight().dims());
+    // `scores` is on the CPU, `weights` on GPU 1: this matmul fails at run time.
+    let weights = Tensor::randn(&[16, 4], 7, &Device::Cuda(1))?;
+    let scores = Tensor::ones(&[2, 16], &Device::Cpu)?;
+    let _ = scores.matmul(&weights);
     schedule::run(&device)
 }

@@ -1,0 +1,63 @@
+use super::{Finding, declare_rule};
+use crate::resolve::Event;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags a transfer (`to_device`, tch's `to`, the runtime's `.cuda()`, burn's `to_device`)
+    /// inside a `for`, `while` or `loop` whose receiver and target device are the same in every
+    /// iteration: both come from outside the loop, and the loop never reassigns them.
+    ///
+    /// ## Why is this bad?
+    /// The same data crosses the bus on every iteration. For model weights or a constant mask
+    /// in a training loop, that is a copy of the whole tensor per step, for nothing.
+    ///
+    /// ## Example
+    /// ```rust,ignore
+    /// for batch in batches {
+    ///     let weight = weight.to_device(&device)?;
+    ///     let y = batch.to_device(&device)?.matmul(&weight)?;
+    /// }
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```rust,ignore
+    /// let weight = weight.to_device(&device)?;
+    /// for batch in batches {
+    ///     let y = batch.to_device(&device)?.matmul(&weight)?;
+    /// }
+    /// ```
+    ///
+    /// ## Known limits
+    /// Per-iteration transfers of the loop's own data (the pattern variable, values computed
+    /// in the body, indexing by something that changes) are not findings. Iterator closures
+    /// (`.map(|x| ...)`) are not loops to this rule.
+    pub(crate) struct TransferInLoop;
+}
+
+pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+    let Event::LoopTransfer {
+        shown,
+        span,
+        receiver,
+        keyword,
+    } = event
+    else {
+        return None;
+    };
+    Some(Finding {
+        rule: "transfer_in_loop",
+        span: span.clone(),
+        message: format!("`{receiver}{shown}` copies the same tensor in every iteration"),
+        label: "receiver and target device do not change in the loop".to_owned(),
+        help: format!("move `{receiver}{shown}` before the loop and reuse the result"),
+        related: vec![(keyword.clone(), "the loop".to_owned())],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fixtures() {
+        crate::fixtures::check_rule("transfer_in_loop");
+    }
+}
