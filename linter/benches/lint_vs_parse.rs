@@ -81,7 +81,9 @@ fn main() {
         paths.len()
     );
 
-    let (mut parse_times, mut lint_times, mut findings) = (Vec::new(), Vec::new(), 0);
+    let (mut parse_times, mut lint_times, mut discovery_times) =
+        (Vec::new(), Vec::new(), Vec::new());
+    let mut findings = 0;
     for _ in 0..rounds {
         let start = Instant::now();
         let parsed: usize = inputs.iter().map(|(_, units)| parse_only(units)).sum();
@@ -90,9 +92,12 @@ fn main() {
 
         let start = Instant::now();
         findings = 0;
+        let mut discovery = Duration::ZERO;
         for (path, units) in &inputs {
+            let discovering = Instant::now();
             let (workspace, config) =
                 cargo_placement::prepare(path, None, CliLevels::default()).expect("discover");
+            discovery += discovering.elapsed();
             let outcome = cargo_placement::lint_files(workspace, &config, units.clone());
             findings += outcome
                 .files
@@ -101,19 +106,34 @@ fn main() {
                 .sum::<usize>();
         }
         lint_times.push(start.elapsed());
+        discovery_times.push(discovery);
     }
-    let (parse, lint) = (median(parse_times), median(lint_times));
+    let (parse, lint, discovery) = (
+        median(parse_times),
+        median(lint_times),
+        median(discovery_times),
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "parse only: {:>8.1} ms (median of {rounds})",
-        parse.as_secs_f64() * 1e3
+        "parse only:  {:>8.1} ms  (read and parse every file; median of {rounds})",
+        ms(parse)
     );
     println!(
-        "full lint:  {:>8.1} ms (median of {rounds}; {findings} findings; includes `cargo metadata` and configuration)",
-        lint.as_secs_f64() * 1e3
+        "full lint:   {:>8.1} ms  ({findings} findings; of which {:.1} ms `cargo metadata` and configuration)",
+        ms(lint),
+        ms(discovery)
     );
     println!(
-        "ratio lint / parse: {:.2}",
+        "ratio full lint / parse: {:.2}",
         lint.as_secs_f64() / parse.as_secs_f64()
+    );
+    println!(
+        "ratio lint without discovery / parse: {:.2}",
+        (lint - discovery).as_secs_f64() / parse.as_secs_f64()
+    );
+    println!(
+        "files per second (full lint): {:.0}",
+        files as f64 / lint.as_secs_f64()
     );
     if let Some(peak) = peak_rss_mib() {
         println!("peak resident memory: {peak:.0} MiB");

@@ -111,7 +111,8 @@ fn lint_unit(
     unit: FileUnit,
 ) -> (Option<LintedFile>, Vec<String>) {
     let text = match std::fs::read(&unit.path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Ok(bytes) => String::from_utf8(bytes)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()),
         Err(err) => {
             return (
                 None,
@@ -129,8 +130,12 @@ fn lint_unit(
         entry_points: &config.entry_points,
     };
     let findings = lint_text(&text, &cx);
-    let lines = LineIndex::new(&text);
-    let suppressions = Suppressions::parse(&text);
+    // Most files have no directive: look for one before parsing them all.
+    let suppressions = if text.contains("placement:") {
+        Suppressions::parse(&text)
+    } else {
+        Suppressions::default()
+    };
     let warnings = suppressions
         .unknown
         .iter()
@@ -142,6 +147,10 @@ fn lint_unit(
             )
         })
         .collect();
+    if findings.is_empty() {
+        return (None, warnings);
+    }
+    let lines = LineIndex::new(&text);
     let mut diagnostics: Vec<Diagnostic> = findings
         .into_iter()
         .filter(|finding| !suppressions.allows(finding.rule, finding.span.start, &lines))

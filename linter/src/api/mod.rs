@@ -139,14 +139,36 @@ pub struct Api {
     methods: HashMap<(String, String), Entry>,
     /// `from` → `to` prefixes, longest first.
     reexports: Vec<(Vec<String>, Vec<String>)>,
+    /// The first segments of the `from` prefixes.
+    reexport_roots: HashSet<String>,
     /// Last segment of raw `sys` functions → canonical path, for crates that declare them.
     raw: HashMap<String, String>,
     /// The last segment of every item path and every method name: a path or method call whose
     /// last name is not here cannot be a known API, and is not resolved at all.
     names: HashSet<String>,
+    /// Hashes of `names`, checked first.
+    name_hashes: HashSet<u64>,
+    /// The last segment of every type a table names (receivers and results), so that types
+    /// of no interest (`usize`, `&str`) are never resolved.
+    type_names: HashSet<String>,
     /// Every proper prefix of a known path or receiver type (`candle_core`, `candle_core::Device`),
     /// to tell whether a glob import can lead anywhere known.
     prefixes: HashSet<String>,
+}
+
+/// A hash of how a value prints, computed without allocating.
+fn name_hash(name: impl std::fmt::Display) -> u64 {
+    use std::hash::Hasher;
+    struct Feed(std::hash::DefaultHasher);
+    impl std::fmt::Write for Feed {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut feed = Feed(std::hash::DefaultHasher::new());
+    let _ = std::fmt::write(&mut feed, format_args!("{name}"));
+    feed.0.finish()
 }
 
 fn segments(path: &str) -> Vec<String> {
@@ -171,8 +193,9 @@ impl Api {
     fn add(&mut self, table: Table, source: &str, builtin: bool) -> Result<(), String> {
         for reexport in table.reexport {
             self.add_prefixes(&format!("{}::_", reexport.from));
-            self.reexports
-                .push((segments(&reexport.from), segments(&reexport.to)));
+            let from = segments(&reexport.from);
+            self.reexport_roots.insert(from[0].clone());
+            self.reexports.push((from, segments(&reexport.to)));
         }
         for mut entry in table.item {
             entry.builtin = builtin;
@@ -186,8 +209,8 @@ impl Api {
                 self.raw.insert(name, path.clone());
             }
             self.add_prefixes(&path);
-            self.names
-                .insert(path.rsplit("::").next().unwrap_or_default().to_owned());
+            self.add_name(path.rsplit("::").next().unwrap_or_default());
+            self.add_type_name(entry.returns.as_deref());
             self.items.insert(path, entry);
         }
         for mut entry in table.method {
@@ -199,14 +222,31 @@ impl Api {
             }
             for ty in &entry.on {
                 self.add_prefixes(&format!("{ty}::_"));
+                self.add_type_name(Some(ty));
                 for name in &entry.names {
-                    self.names.insert(name.clone());
+                    self.add_name(name);
                     self.methods
                         .insert((ty.clone(), name.clone()), entry.clone());
                 }
             }
         }
         Ok(())
+    }
+
+    fn add_name(&mut self, name: &str) {
+        self.name_hashes.insert(name_hash(name));
+        self.names.insert(name.to_owned());
+    }
+
+    fn add_type_name(&mut self, ty: Option<&str>) {
+        if let Some(last) = ty.and_then(|ty| ty.rsplit("::").next()) {
+            self.type_names.insert(last.to_owned());
+        }
+    }
+
+    /// Whether a table names a type whose last segment is `name`.
+    pub fn mentions_type(&self, name: &str) -> bool {
+        self.type_names.contains(name)
     }
 
     fn add_prefixes(&mut self, path: &str) {
@@ -221,6 +261,12 @@ impl Api {
     /// Rewrites re-exported paths to the defining path (`candle_core::cuda::cudarc::X` →
     /// `cudarc::X`).
     pub fn canonical(&self, mut path: Vec<String>) -> Vec<String> {
+        if path
+            .first()
+            .is_none_or(|first| !self.reexport_roots.contains(first))
+        {
+            return path;
+        }
         for _ in 0..4 {
             let Some((from, to)) = self
                 .reexports
@@ -254,6 +300,12 @@ impl Api {
     /// Whether an item or method of some table has this last name.
     pub fn mentions(&self, name: &str) -> bool {
         self.names.contains(name)
+    }
+
+    /// [`Api::mentions`] for an identifier, without allocating a string for it: most names in
+    /// real code are no API's, and the walker asks for every path and method it meets.
+    pub fn mentions_ident(&self, ident: &proc_macro2::Ident) -> bool {
+        self.name_hashes.contains(&name_hash(ident)) && self.mentions(&ident.to_string())
     }
 
     /// Whether `path` leads somewhere a table knows: it is an entry or a prefix of one.

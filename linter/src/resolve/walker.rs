@@ -1,7 +1,7 @@
 //! One pass over a file: scopes are opened and closed as the syntax tree is walked, bindings get
 //! the types the API tables say, and every resolved use of a known API becomes an [`Event`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use proc_macro2::Span;
@@ -22,6 +22,7 @@ pub fn walk<'a>(file: &syn::File, cx: &FileContext<'a>) -> Vec<Event<'a>> {
         cx,
         scopes: Scopes::new(cx),
         fields: HashMap::new(),
+        structs: HashSet::new(),
         strings: HashMap::new(),
         events: Vec::new(),
         entry_region: cx.role == FileRole::EntryFile,
@@ -51,6 +52,8 @@ struct Walker<'c, 'a> {
     scopes: Scopes<'c, 'a>,
     /// Struct (full path) → field → type, for `self.ctx.bind_to_thread()`.
     fields: HashMap<String, HashMap<String, String>>,
+    /// The names of this file's structs, whose types are worth resolving.
+    structs: HashSet<String>,
     /// String constants of the file (`const VAR: &str = "CUDA_VISIBLE_DEVICES"`).
     strings: HashMap<String, String>,
     events: Vec<Event<'a>>,
@@ -108,19 +111,36 @@ fn last_name(path: &syn::Path) -> String {
         .unwrap_or_default()
 }
 
-/// Whether a macro body mentions any name a table knows; most `format!` and `assert!` bodies
-/// do not, and are not parsed again.
-fn mentions_known(tokens: &proc_macro2::TokenStream, api: &crate::api::Api) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        proc_macro2::TokenTree::Ident(ident) => {
-            let name = ident.to_string();
-            api.mentions(&name) || name == "set_var"
-        }
-        proc_macro2::TokenTree::Group(group) => mentions_known(&group.stream(), api),
-        proc_macro2::TokenTree::Literal(literal) => literal.to_string().contains("cuda:"),
-        proc_macro2::TokenTree::Punct(_) => false,
-    })
-}
+/// Macros whose bodies are expression lists, parsed as expressions so that what they contain
+/// is linted like any other code. Other macros' bodies may be any syntax, and are not.
+const EXPRESSION_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "dbg",
+    "eprint",
+    "eprintln",
+    "format",
+    "format_args",
+    "matches",
+    "panic",
+    "print",
+    "println",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "write",
+    "writeln",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+];
 
 fn range(span: Span) -> Range<usize> {
     span.byte_range()
@@ -282,6 +302,7 @@ impl<'a> Walker<'_, 'a> {
         // Field types resolve with the module's imports in place.
         for item in items {
             if let Item::Struct(strukt) = item {
+                self.structs.insert(strukt.ident.to_string());
                 let key = self.scopes.local_path(&strukt.ident.to_string()).join("::");
                 let fields: HashMap<String, String> = strukt
                     .fields
@@ -373,6 +394,10 @@ impl<'a> Walker<'_, 'a> {
                 {
                     return self.type_name(inner);
                 }
+                let name = last.ident.to_string();
+                if !self.cx.api.mentions_type(&name) && !self.structs.contains(&name) {
+                    return None;
+                }
                 match self.resolve(&path.path) {
                     Resolved::Path { path, .. } => Some(path.join("::")),
                     _ => None,
@@ -401,16 +426,21 @@ impl<'a> Walker<'_, 'a> {
                 let Expr::Path(func) = &*call.func else {
                     return None;
                 };
-                if let Resolved::Path { path, .. } = self.resolve(&func.path) {
+                if last_name(&func.path) == "new" {
+                    let Resolved::Path { path, .. } = self.resolve(&func.path) else {
+                        return None;
+                    };
                     let path = path.join("::");
-                    if matches!(
-                        path.as_str(),
-                        "std::sync::Arc::new" | "std::rc::Rc::new" | "std::boxed::Box::new"
-                    ) {
+                    let pointer = [
+                        "std::sync::Arc::new",
+                        "std::rc::Rc::new",
+                        "std::boxed::Box::new",
+                    ];
+                    if pointer.contains(&path.as_str()) {
                         return self.infer(call.args.first()?);
                     }
                 }
-                self.lookup_path(&func.path)?.1.returns.clone()
+                self.known_path(&func.path)?.1.returns.clone()
             }
             Expr::MethodCall(call) => {
                 let receiver = self.infer(&call.receiver)?;
@@ -556,7 +586,7 @@ impl<'a> Walker<'_, 'a> {
         let Expr::Path(func) = &*call.func else {
             return None;
         };
-        let (_, entry) = self.lookup_path(&func.path)?;
+        let (_, entry) = self.known_path(&func.path)?;
         entry
             .may_fall_back
             .then(|| (Self::shown(&func.path), range(func.span())))
@@ -613,21 +643,22 @@ impl<'a> Walker<'_, 'a> {
         block: &syn::Block,
         owner: Option<&str>,
     ) {
-        let name = sig.ident.to_string();
-        let mut full = self.scopes.local_path(owner.unwrap_or(&name));
-        if owner.is_some() {
-            full.push(name.clone());
-        }
-        let full = full.join("::");
-        let crate_relative = full.replacen(self.cx.crate_name, "crate", 1);
+        let configured = !self.cx.entry_points.is_empty() && {
+            let name = sig.ident.to_string();
+            let mut full = self.scopes.local_path(owner.unwrap_or(&name));
+            if owner.is_some() {
+                full.push(name);
+            }
+            let full = full.join("::");
+            let crate_relative = full.replacen(self.cx.crate_name, "crate", 1);
+            self.cx
+                .entry_points
+                .iter()
+                .any(|entry| *entry == full || *entry == crate_relative)
+        };
         // A binary's root file is its start-up code: `main` and the helpers it is split into
         // (often one per backend feature) choose devices for the program, not for a caller.
         let startup = self.cx.role == FileRole::BinaryRoot;
-        let configured = self
-            .cx
-            .entry_points
-            .iter()
-            .any(|entry| *entry == full || *entry == crate_relative);
         let entry = self.entry_region
             || startup
             || configured
@@ -873,13 +904,8 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
         self.visit_expr(&binary.left);
         self.visit_expr(&binary.right);
         if flow::is_arithmetic(&binary.op) {
-            let op = quote::ToTokens::to_token_stream(&binary.op).to_string();
-            self.check_operands(
-                format!("`{op}`"),
-                range(binary.op.span()),
-                &binary.left,
-                &binary.right,
-            );
+            let op = || format!("`{}`", quote::ToTokens::to_token_stream(&binary.op));
+            self.check_operands(op, range(binary.op.span()), &binary.left, &binary.right);
         }
         if matches!(binary.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             for side in [&binary.left, &binary.right] {
@@ -973,8 +999,11 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
         let Expr::Path(func) = &*call.func else {
             return visit::visit_expr_call(self, call);
         };
-        let name = last_name(&func.path);
-        if !self.cx.api.mentions(&name) && !ALWAYS_RESOLVED.contains(&name.as_str()) {
+        let last = func.path.segments.last().map(|segment| &segment.ident);
+        let known = last.is_some_and(|ident| {
+            self.cx.api.mentions_ident(ident) || ALWAYS_RESOLVED.iter().any(|name| ident == name)
+        });
+        if !known {
             return call.args.iter().for_each(|arg| self.visit_expr(arg));
         }
         let found = self
@@ -990,18 +1019,19 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
     }
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-        let method = call.method.to_string();
-        // A context bound by hand, whatever its receiver: the function chose its device.
-        if method == "bind_to_thread" {
-            self.binds_context = true;
-        }
-        if FALLBACK_CHECKS.contains(&method.as_str())
+        if !self.fallbacks.is_empty()
+            && FALLBACK_CHECKS.iter().any(|check| call.method == check)
             && let Some(name) = flow::variable(&call.receiver)
         {
             self.checked(&name);
         }
-        if !self.cx.api.mentions(&method) && method != "parse" {
+        if !self.cx.api.mentions_ident(&call.method) && call.method != "parse" {
             return visit::visit_expr_method_call(self, call);
+        }
+        let method = call.method.to_string();
+        // A context bound by hand, whatever its receiver: the function chose its device.
+        if method == "bind_to_thread" {
+            self.binds_context = true;
         }
         if method == "parse"
             && let Some(ordinal) = device_string(&call.receiver)
@@ -1039,7 +1069,7 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
                     && let Some(rhs) = call.args.first()
                 {
                     self.check_operands(
-                        format!("`{shown}`"),
+                        || format!("`{shown}`"),
                         range(call.method.span()),
                         &call.receiver,
                         rhs,
@@ -1054,7 +1084,10 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-        if !self.cx.api.mentions(&last_name(&path.path)) {
+        let Some(last) = path.path.segments.last() else {
+            return;
+        };
+        if !self.cx.api.mentions_ident(&last.ident) {
             return;
         }
         let Some((canonical, entry)) = self.lookup_path(&path.path) else {
@@ -1087,7 +1120,13 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
             flow::mentioned(&mac.tokens, &mut names);
             names.iter().for_each(|name| self.checked(name));
         }
-        if mentions_known(&mac.tokens, self.cx.api) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if EXPRESSION_MACROS.contains(&name.as_str()) {
             self.visit_macro_body(mac);
         }
     }

@@ -107,7 +107,7 @@ impl<'a> Walker<'_, 'a> {
         };
         match expr {
             Expr::Path(path) => {
-                let (_, entry) = self.lookup_path(&path.path)?;
+                let (_, entry) = self.known_path(&path.path)?;
                 match entry.role {
                     Role::CpuDevice => named("cpu".to_owned(), range(path.span())),
                     _ => named(entry.fixed_device.clone()?, range(path.span())),
@@ -211,22 +211,45 @@ impl<'a> Walker<'_, 'a> {
 
     /// The table entry of a method call, when its receiver's type is known.
     pub(super) fn method_entry(&self, call: &ExprMethodCall) -> Option<&'a Entry> {
+        let method = call.method.to_string();
+        if !self.cx.api.mentions(&method) {
+            return None;
+        }
         let receiver = self.infer(&call.receiver)?;
-        self.cx.api.method(&receiver, &call.method.to_string())
+        self.cx.api.method(&receiver, &method)
+    }
+
+    /// [`Walker::lookup_path`], skipped at once for names no table mentions.
+    pub(super) fn known_path(&self, path: &syn::Path) -> Option<(String, &'a Entry)> {
+        let last = path.segments.last()?.ident.to_string();
+        if !self.cx.api.mentions(&last) {
+            return None;
+        }
+        self.lookup_path(path)
     }
 
     /// Two operands of one op on definitely different devices.
+    /// `op` names the op for the message; it is only built for a finding.
     pub(super) fn check_operands(
         &mut self,
-        op: String,
+        op: impl FnOnce() -> String,
         span: Range<usize>,
         lhs: &Expr,
         rhs: &Expr,
     ) {
+        // `i + 1`: a literal is never a tensor.
+        if matches!(peel(lhs), Expr::Lit(_)) || matches!(peel(rhs), Expr::Lit(_)) {
+            return;
+        }
         if let (Some(lhs), Some(rhs)) = (self.tensor_device(lhs), self.tensor_device(rhs))
             && lhs.device != rhs.device
         {
-            self.events.push(Event::Mismatch { op, span, lhs, rhs });
+            self.events.push(Event::Mismatch {
+                op: op(),
+                span,
+                lhs,
+                rhs,
+            });
         }
     }
 
