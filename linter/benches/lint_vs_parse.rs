@@ -98,7 +98,7 @@ fn main() {
             let (workspace, config) =
                 cargo_placement::prepare(path, None, CliLevels::default()).expect("discover");
             discovery += discovering.elapsed();
-            let outcome = cargo_placement::lint_files(workspace, &config, units.clone());
+            let outcome = cargo_placement::lint_files(workspace, &config, units.clone(), &|| {});
             findings += outcome
                 .files
                 .iter()

@@ -210,6 +210,21 @@ impl Workspace {
         Ok(units)
     }
 
+    /// The workspace root's path inside its git repository (`crates/ml/` or empty), so that
+    /// formats read by GitHub name files from the repository root.
+    pub fn repository_prefix(&self) -> String {
+        let Some(repo) = self.root.ancestors().find(|dir| dir.join(".git").exists()) else {
+            return String::new();
+        };
+        let inside = self.root.strip_prefix(repo).unwrap_or(Path::new(""));
+        let prefix = inside.to_string_lossy().replace('\\', "/");
+        if prefix.is_empty() {
+            prefix
+        } else {
+            format!("{prefix}/")
+        }
+    }
+
     pub fn relative(&self, path: &Path) -> String {
         let relative = path.strip_prefix(&self.root).unwrap_or(path);
         relative.to_string_lossy().replace('\\', "/")

@@ -7,10 +7,12 @@
 //! for people (miette) or tools (cargo JSON).
 
 pub mod api;
+pub mod baseline;
 pub mod config;
 pub mod discover;
 #[cfg(test)]
 mod fixtures;
+pub mod locate;
 pub mod parse;
 pub mod report;
 pub mod resolve;
@@ -44,6 +46,18 @@ pub struct LintedFile {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl LintedFile {
+    /// The baseline and fingerprint key of each diagnostic, in order.
+    pub fn keys(&self) -> Vec<locate::FindingKey> {
+        let spans: Vec<(&str, std::ops::Range<usize>)> = self
+            .diagnostics
+            .iter()
+            .map(|d| (d.finding.rule, d.finding.span.clone()))
+            .collect();
+        locate::keys(&self.unit.relative, &self.text, &spans)
+    }
+}
+
 /// The result of a run.
 #[derive(Debug)]
 pub struct Outcome {
@@ -51,6 +65,8 @@ pub struct Outcome {
     /// Files with diagnostics, in path order.
     pub files: Vec<LintedFile>,
     pub files_linted: usize,
+    /// Findings dropped because a baseline accepts them.
+    pub baselined: usize,
     /// Problems of the run itself (unknown rule names, unreadable files), for stderr.
     pub warnings: Vec<String>,
 }
@@ -80,15 +96,24 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
 /// Lints the files of a workspace in parallel, keeping only what is reported.
 pub fn lint(mut workspace: Workspace, config: &Config) -> Result<Outcome, discover::DiscoverError> {
     let units = workspace.files(|relative| config.excluded(relative))?;
-    Ok(lint_files(workspace, config, units))
+    Ok(lint_files(workspace, config, units, &|| {}))
 }
 
-/// Lints the given files of a workspace in parallel.
-pub fn lint_files(mut workspace: Workspace, config: &Config, units: Vec<FileUnit>) -> Outcome {
+/// Lints the given files of a workspace in parallel, calling `on_file` as each is done.
+pub fn lint_files(
+    mut workspace: Workspace,
+    config: &Config,
+    units: Vec<FileUnit>,
+    on_file: &(dyn Fn() + Sync),
+) -> Outcome {
     let files_linted = units.len();
     let results: Vec<(Option<LintedFile>, Vec<String>)> = units
         .into_par_iter()
-        .map(|unit| lint_unit(&workspace, config, unit))
+        .map(|unit| {
+            let result = lint_unit(&workspace, config, unit);
+            on_file();
+            result
+        })
         .collect();
     let mut warnings = std::mem::take(&mut workspace.warnings);
     warnings.extend(config.warnings.iter().cloned());
@@ -101,6 +126,7 @@ pub fn lint_files(mut workspace: Workspace, config: &Config, units: Vec<FileUnit
         workspace,
         files,
         files_linted,
+        baselined: 0,
         warnings,
     }
 }

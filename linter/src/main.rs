@@ -51,6 +51,27 @@ struct Cli {
     /// When to use colours in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto, env = "CARGO_TERM_COLOR")]
     color: Color,
+
+    /// Write the report to FILE instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Report only findings that the baseline FILE does not record.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+
+    /// Record every finding in FILE, to adopt the linter on an existing codebase.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+
+    /// Print how many findings each rule made.
+    #[arg(long)]
+    statistics: bool,
+
+    /// Run `cargo check` (or clippy) with JSON output first and forward its messages, so that one
+    /// command serves rust-analyzer's `check.overrideCommand`. This builds the project.
+    #[arg(long, value_enum, value_name = "COMMAND")]
+    with_check: Option<CheckCommand>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -62,6 +83,12 @@ enum Command {
     },
     /// List the rules with their default levels.
     Rules,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CheckCommand {
+    Check,
+    Clippy,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -136,6 +163,63 @@ fn list_rules() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Runs `cargo check` or `cargo clippy` with JSON messages in `dir`, returning its lines (less
+/// its `build-finished`) and whether it succeeded.
+fn run_check(command: CheckCommand, dir: &std::path::Path) -> Result<(String, bool), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let name = match command {
+        CheckCommand::Check => "check",
+        CheckCommand::Clippy => "clippy",
+    };
+    let output = std::process::Command::new(&cargo)
+        .args([
+            name,
+            "--workspace",
+            "--all-targets",
+            "--message-format=json-diagnostic-rendered-ansi",
+        ])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|err| format!("cannot run `cargo {name}`: {err}"))?;
+    let mut lines = String::new();
+    let mut success = output.status.success();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(value) if value["reason"] == "build-finished" => success &= value["success"] == true,
+            _ => {
+                lines.push_str(line);
+                lines.push('\n');
+            }
+        }
+    }
+    Ok((lines, success))
+}
+
+/// `rule: count`, most first.
+fn statistics(outcome: &cargo_placement::Outcome) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for diagnostic in outcome.files.iter().flat_map(|file| &file.diagnostics) {
+        match counts
+            .iter_mut()
+            .find(|(rule, _)| *rule == diagnostic.finding.rule)
+        {
+            Some((_, count)) => *count += 1,
+            None => counts.push((diagnostic.finding.rule, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts
+        .iter()
+        .map(|(rule, count)| format!("{count:>6}  {rule}\n"))
+        .collect()
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     // As a cargo subcommand, the second argument is the subcommand's own name.
     let mut args: Vec<_> = std::env::args_os().collect();
@@ -169,31 +253,108 @@ fn main() -> ExitCode {
     } else {
         cli.paths.clone()
     };
-    let mut denied = false;
-    let stdout = std::io::stdout();
-    for path in &paths {
-        let outcome = cargo_placement::prepare(path, cli.config.as_deref(), levels.clone())
-            .and_then(|(workspace, config)| Ok(cargo_placement::lint(workspace, &config)?));
-        let outcome = match outcome {
-            Ok(outcome) => outcome,
-            Err(err) => {
-                eprintln!("error: {err}");
-                return ExitCode::from(2);
+    let json = matches!(
+        cli.message_format,
+        MessageFormat::Json | MessageFormat::JsonRenderedAnsi
+    );
+    if cli.with_check.is_some() && !json {
+        return fail(
+            "--with-check forwards cargo's JSON messages: use it with --message-format json",
+        );
+    }
+    if paths.len() > 1
+        && (cli.message_format == MessageFormat::Sarif
+            || cli.baseline.is_some()
+            || cli.write_baseline.is_some())
+    {
+        return fail("SARIF output and baselines cover one workspace: give one path");
+    }
+    let mut out = String::new();
+    let mut success = true;
+    if let Some(command) = cli.with_check {
+        match run_check(command, &paths[0]) {
+            Ok((lines, ok)) => {
+                out.push_str(&lines);
+                success &= ok;
             }
+            Err(err) => return fail(err),
+        }
+    }
+    let mut denied = false;
+    let mut counts = String::new();
+    for path in &paths {
+        let prepared = cargo_placement::prepare(path, cli.config.as_deref(), levels.clone());
+        let (mut workspace, config) = match prepared {
+            Ok(prepared) => prepared,
+            Err(err) => return fail(err),
         };
+        let units = match workspace.files(|relative| config.excluded(relative)) {
+            Ok(units) => units,
+            Err(err) => return fail(err),
+        };
+        let progress = if std::io::stderr().is_terminal() && units.len() > 200 {
+            indicatif::ProgressBar::new(units.len() as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        progress.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} linting {pos}/{len} files {wide_bar}",
+            )
+            .expect("a valid template"),
+        );
+        let mut outcome =
+            cargo_placement::lint_files(workspace, &config, units, &|| progress.inc(1));
+        progress.finish_and_clear();
+        if let Some(file) = &cli.baseline {
+            match cargo_placement::baseline::Baseline::load(file) {
+                Ok(baseline) => outcome.baselined = baseline.apply(&mut outcome),
+                Err(err) => return fail(err),
+            }
+        }
+        if let Some(file) = &cli.write_baseline {
+            match cargo_placement::baseline::write(&outcome, file) {
+                Ok(count) => eprintln!(
+                    "wrote {count} finding(s) to the baseline {}",
+                    file.display()
+                ),
+                Err(err) => return fail(err),
+            }
+        }
         for warning in &outcome.warnings {
             eprintln!("warning: {warning}");
         }
-        let mut out = String::new();
         match cli.message_format {
             MessageFormat::Human => report::human::write(&outcome, style, &mut out),
             MessageFormat::Json => report::json::write(&outcome, false, &mut out),
             MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut out),
+            MessageFormat::Short => report::short::write(&outcome, &mut out),
+            MessageFormat::Github => report::github::write(&outcome, &mut out),
+            MessageFormat::Sarif => report::sarif::write(&outcome, &mut out),
         }
-        if stdout.lock().write_all(out.as_bytes()).is_err() {
-            return ExitCode::from(2);
+        if cli.statistics {
+            counts.push_str(&statistics(&outcome));
         }
         denied |= outcome.count(Level::Deny) > 0;
+    }
+    if json {
+        out.push_str(&report::json::finished(success && !denied));
+    }
+    if cli.statistics && !cli.message_format.is_machine() && cli.output.is_none() {
+        out.push_str(&counts);
+    } else if cli.statistics {
+        eprint!("{counts}");
+    }
+    let written = match &cli.output {
+        Some(file) => std::fs::write(file, &out)
+            .map_err(|err| format!("cannot write the report to {}: {err}", file.display())),
+        None => std::io::stdout()
+            .lock()
+            .write_all(out.as_bytes())
+            .map_err(|err| format!("cannot write the report: {err}")),
+    };
+    if let Err(err) = written {
+        return fail(err);
     }
     if denied {
         ExitCode::FAILURE

@@ -151,7 +151,13 @@ pub fn write(outcome: &Outcome, style: Style, out: &mut String) {
 /// `found 1 error and 3 warnings in 12 files`.
 pub fn summary(outcome: &Outcome) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let files = plural(outcome.files_linted, "file");
+    let files = match outcome.baselined {
+        0 => plural(outcome.files_linted, "file"),
+        n => format!(
+            "{} ({n} more in the baseline)",
+            plural(outcome.files_linted, "file")
+        ),
+    };
     match (outcome.count(Level::Deny), outcome.count(Level::Warn)) {
         (0, 0) => format!("no placement findings in {files}"),
         (errors, 0) => format!("found {} in {files}", plural(errors, "error")),

@@ -134,13 +134,20 @@ pub fn message(
                 "spans": [],
                 "children": [],
                 "rendered": null,
+            }, {
+                "message": format!("for more, run `cargo placement explain {}`", finding.rule),
+                "code": null,
+                "level": "note",
+                "spans": [],
+                "children": [],
+                "rendered": null,
             }],
             "rendered": human::render(file, diagnostic, style),
         },
     })
 }
 
-/// Every line: the messages, then `build-finished`.
+/// A `compiler-message` line per diagnostic.
 pub fn write(outcome: &Outcome, ansi: bool, out: &mut String) {
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
@@ -148,7 +155,9 @@ pub fn write(outcome: &Outcome, ansi: bool, out: &mut String) {
             out.push('\n');
         }
     }
-    let success = outcome.count(crate::rules::Level::Deny) == 0;
-    out.push_str(&json!({ "reason": "build-finished", "success": success }).to_string());
-    out.push('\n');
+}
+
+/// The closing `build-finished` line.
+pub fn finished(success: bool) -> String {
+    json!({ "reason": "build-finished", "success": success }).to_string() + "\n"
 }

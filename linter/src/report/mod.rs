@@ -1,7 +1,10 @@
 //! Printing findings: for people ([`human`]) and for tools ([`json`]).
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
+pub mod short;
 
 use crate::rules::Level;
 
@@ -15,6 +18,19 @@ pub enum MessageFormat {
     /// As `json`, with ANSI colours in the `rendered` field (rust-analyzer asks for this).
     #[value(name = "json-diagnostic-rendered-ansi")]
     JsonRenderedAnsi,
+    /// `path:line:col: level[rule]: message`, one per line.
+    Short,
+    /// GitHub Actions annotations, shown on the pull request's diff.
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}
+
+impl MessageFormat {
+    /// Whether the output is for a program, so nothing else may go to stdout.
+    pub fn is_machine(self) -> bool {
+        !matches!(self, MessageFormat::Human | MessageFormat::Short)
+    }
 }
 
 /// rustc's name for a level.

@@ -1,0 +1,159 @@
+//! SARIF 2.1.0 for code scanning (`github/codeql-action/upload-sarif`): one run, every rule
+//! with its documentation, results with repository-relative locations and fingerprints that
+//! survive line moves.
+
+use serde_json::{Value, json};
+
+use crate::locate::{self, FindingKey};
+use crate::rules::{Level, RULES};
+use crate::{LintedFile, Outcome};
+
+fn level(level: Level) -> &'static str {
+    match level {
+        Level::Deny => "error",
+        Level::Warn | Level::Allow => "warning",
+    }
+}
+
+/// 64-bit FNV-1a: small, and stable across versions of Rust, as fingerprints must be.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// GitHub limits descriptions to 1024 characters.
+fn limited(text: &str) -> String {
+    if text.chars().count() <= 1024 {
+        text.to_owned()
+    } else {
+        text.chars().take(1021).collect::<String>() + "..."
+    }
+}
+
+fn section(doc: &str, title: &str) -> String {
+    doc.split(&format!("## {title}"))
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
+fn rules() -> Vec<Value> {
+    RULES
+        .iter()
+        .map(|rule| {
+            let doc = rule.documentation();
+            let mut configuration = json!({ "level": level(rule.default_level) });
+            if rule.default_level == Level::Allow {
+                configuration["enabled"] = json!(false);
+            }
+            json!({
+                "id": format!("placement::{}", rule.name),
+                "name": rule.name,
+                "shortDescription": { "text": limited(&rule.summary()) },
+                "fullDescription": { "text": limited(&section(&doc, "What it does").replace('\n', " ")) },
+                "help": {
+                    "text": format!("{}\n\nRun `cargo placement explain {}` for the whole documentation.", section(&doc, "Why is this bad?"), rule.name),
+                    "markdown": doc,
+                },
+                "defaultConfiguration": configuration,
+                "properties": { "tags": ["placement", "gpu"], "precision": "high" },
+            })
+        })
+        .collect()
+}
+
+fn region(file: &LintedFile, span: &std::ops::Range<usize>) -> Value {
+    let (start_line, start_column) = file.lines.position(&file.text, span.start);
+    let (end_line, end_column) = file.lines.position(&file.text, span.end);
+    json!({ "startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column })
+}
+
+fn location(uri: &str, file: &LintedFile, span: &std::ops::Range<usize>) -> Value {
+    json!({
+        "physicalLocation": {
+            "artifactLocation": { "uri": uri, "uriBaseId": "%SRCROOT%" },
+            "region": region(file, span),
+        }
+    })
+}
+
+fn fingerprint(key: &FindingKey, occurrence: usize) -> String {
+    let text = format!(
+        "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{occurrence}",
+        key.rule, key.file, key.item, key.snippet
+    );
+    format!("{:016x}", fnv1a(&text))
+}
+
+/// The whole SARIF document.
+pub fn document(outcome: &Outcome) -> Value {
+    let prefix = outcome.workspace.repository_prefix();
+    let mut results = Vec::new();
+    for file in &outcome.files {
+        let uri = format!("{prefix}{}", file.unit.relative);
+        let keys = file.keys();
+        let occurrences = locate::occurrences(&keys);
+        for ((diagnostic, key), occurrence) in file.diagnostics.iter().zip(&keys).zip(occurrences) {
+            let finding = &diagnostic.finding;
+            let index = RULES
+                .iter()
+                .position(|rule| rule.name == finding.rule)
+                .unwrap_or(0);
+            let related: Vec<Value> = finding
+                .related
+                .iter()
+                .enumerate()
+                .map(|(id, (span, label))| {
+                    let mut related = location(&uri, file, span);
+                    related["id"] = json!(id);
+                    related["message"] = json!({ "text": label });
+                    related
+                })
+                .collect();
+            results.push(json!({
+                "ruleId": format!("placement::{}", finding.rule),
+                "ruleIndex": index,
+                "level": level(diagnostic.level),
+                "message": { "text": format!("{}. {}: {}", finding.message, finding.label, finding.help) },
+                "locations": [location(&uri, file, &finding.span)],
+                "relatedLocations": related,
+                "partialFingerprints": { "placementFinding/v1": fingerprint(key, occurrence) },
+            }));
+        }
+    }
+    let root = outcome
+        .workspace
+        .root
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(&outcome.workspace.root);
+    let root_uri = format!(
+        "file://{}/",
+        root.display().to_string().trim_end_matches('/')
+    );
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "cargo-placement",
+                    "semanticVersion": env!("CARGO_PKG_VERSION"),
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules(),
+                }
+            },
+            "originalUriBaseIds": { "%SRCROOT%": { "uri": root_uri } },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }]
+    })
+}
+
+pub fn write(outcome: &Outcome, out: &mut String) {
+    out.push_str(&serde_json::to_string_pretty(&document(outcome)).expect("SARIF serializes"));
+    out.push('\n');
+}
