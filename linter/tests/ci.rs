@@ -305,3 +305,39 @@ fn with_check_forwards_cargo_then_appends_placement() {
     );
     assert_eq!(finished, [true], "one build-finished, at the end");
 }
+
+#[test]
+fn editors_get_the_suggested_guard() {
+    let demo = demo();
+    let output = placement(&[demo.to_str().unwrap(), "--message-format", "json"]);
+    let suggestion = Message::parse_stream(stdout(&output).as_bytes())
+        .filter_map(|message| match message.unwrap() {
+            Message::CompilerMessage(message) => Some(message.message),
+            _ => None,
+        })
+        .flat_map(|message| message.children)
+        .flat_map(|child| child.spans)
+        .find(|span| span.suggested_replacement.is_some())
+        .expect("a suggestion");
+    assert_eq!(
+        suggestion.suggested_replacement.as_deref(),
+        Some("let _device_guard = implicit::DeviceGuard::new")
+    );
+    assert_eq!(
+        suggestion.suggestion_applicability,
+        Some(cargo_metadata::diagnostic::Applicability::MaybeIncorrect)
+    );
+    assert_eq!(suggestion.file_name, "models/src/runtime.rs");
+
+    let fixes: Vec<Value> = sarif(&demo, &[])["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|result| result["fixes"].as_array().unwrap().clone())
+        .collect();
+    assert_eq!(fixes.len(), 1);
+    assert_eq!(
+        fixes[0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"],
+        "let _device_guard = implicit::DeviceGuard::new"
+    );
+}

@@ -3,7 +3,7 @@
 //! rust-analyzer accept them; then `build-finished`.
 
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::human::{self, Style};
 use super::rustc_level;
@@ -116,6 +116,20 @@ pub fn message(
         color: ansi,
         ..Style::PLAIN
     };
+    let child = |message: String, level: &str, spans: Vec<Value>| json!({ "message": message, "code": null, "level": level, "spans": spans, "children": [], "rendered": null });
+    let mut children = vec![child(finding.help.clone(), "help", Vec::new())];
+    if let Some(suggestion) = &finding.suggestion {
+        let mut at =
+            serde_json::to_value(span(file, &suggestion.span, true, None)).expect("a span");
+        at["suggested_replacement"] = json!(suggestion.replacement);
+        at["suggestion_applicability"] = json!(suggestion.applicability.as_str());
+        children.push(child(suggestion.message.clone(), "help", vec![at]));
+    }
+    children.push(child(
+        format!("for more, run `cargo placement explain {}`", finding.rule),
+        "note",
+        Vec::new(),
+    ));
     json!({
         "reason": "compiler-message",
         "package_id": package.id,
@@ -127,21 +141,7 @@ pub fn message(
             "code": { "code": format!("placement::{}", finding.rule), "explanation": null },
             "level": rustc_level(diagnostic.level),
             "spans": spans,
-            "children": [{
-                "message": finding.help,
-                "code": null,
-                "level": "help",
-                "spans": [],
-                "children": [],
-                "rendered": null,
-            }, {
-                "message": format!("for more, run `cargo placement explain {}`", finding.rule),
-                "code": null,
-                "level": "note",
-                "spans": [],
-                "children": [],
-                "rendered": null,
-            }],
+            "children": children,
             "rendered": human::render(file, diagnostic, style),
         },
     })

@@ -121,6 +121,16 @@ pub fn document(outcome: &Outcome) -> Value {
                 "locations": [location(&uri, file, &finding.span)],
                 "relatedLocations": related,
                 "partialFingerprints": { "placementFinding/v1": fingerprint(key, occurrence) },
+                "fixes": finding.suggestion.iter().map(|suggestion| json!({
+                    "description": { "text": suggestion.message },
+                    "artifactChanges": [{
+                        "artifactLocation": { "uri": uri, "uriBaseId": "%SRCROOT%" },
+                        "replacements": [{
+                            "deletedRegion": region(file, &suggestion.span),
+                            "insertedContent": { "text": suggestion.replacement },
+                        }],
+                    }],
+                })).collect::<Vec<_>>(),
             }));
         }
     }

@@ -65,6 +65,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
             lhs.device
         ),
         related,
+        suggestion: None,
     })
 }
 

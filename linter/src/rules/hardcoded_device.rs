@@ -60,6 +60,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
                with a selection such as most free memory"
             .to_owned(),
         related: Vec::new(),
+        suggestion: None,
     })
 }
 

@@ -79,6 +79,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
             .unwrap_or_else(|| default_label.to_owned()),
         help: help.to_owned(),
         related: Vec::new(),
+        suggestion: None,
     })
 }
 

@@ -61,6 +61,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         label: label.to_owned(),
         help: help.to_owned(),
         related,
+        suggestion: None,
     };
     if !in_entry_point {
         return Some(finding(

@@ -70,6 +70,36 @@ pub struct Finding {
     pub help: String,
     /// Other places that explain the finding.
     pub related: Vec<(Range<usize>, String)>,
+    /// A replacement an editor can apply, where one is known.
+    pub suggestion: Option<Suggestion>,
+}
+
+/// A replacement for some source text, with rustc's applicability.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suggestion {
+    pub span: Range<usize>,
+    pub replacement: String,
+    /// What it does, for the editor's quick-fix menu.
+    pub message: String,
+    pub applicability: Applicability,
+}
+
+/// rustc's applicability levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applicability {
+    /// Certain: it can be applied without review.
+    MachineApplicable,
+    /// Probably what is wanted, but it changes behaviour or may not compile as is.
+    MaybeIncorrect,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::MachineApplicable => "MachineApplicable",
+            Applicability::MaybeIncorrect => "MaybeIncorrect",
+        }
+    }
 }
 
 /// A rule: its name, default level, documentation and check.

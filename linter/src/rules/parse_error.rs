@@ -41,6 +41,7 @@ pub fn finding(error: &syn::Error) -> Finding {
         label: "the parser stopped here".to_owned(),
         help: "fix the syntax; the rest of the workspace was still linted".to_owned(),
         related: Vec::new(),
+        suggestion: None,
     }
 }
 

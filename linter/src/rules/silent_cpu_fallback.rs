@@ -42,6 +42,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         label: "without a GPU this runs on the CPU, unnoticed".to_owned(),
         help: "log or assert which device was chosen, or fail when a GPU was expected".to_owned(),
         related: Vec::new(),
+        suggestion: None,
     })
 }
 

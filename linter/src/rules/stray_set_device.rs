@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Applicability, Finding, Suggestion, declare_rule};
 use crate::api::Role;
 use crate::resolve::Event;
 
@@ -73,6 +73,20 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         }),
         help: help.to_owned(),
         related: Vec::new(),
+        suggestion: guard(use_),
+    })
+}
+
+/// `implicit::set_device(d)?;` → `let _device_guard = implicit::DeviceGuard::new(d)?;`: the
+/// same device for the rest of the scope, restored after it. That changes what callers see,
+/// which is the point, so it is offered, not applied.
+fn guard(use_: &crate::resolve::ApiUse<'_>) -> Option<Suggestion> {
+    let module = use_.shown.strip_suffix("::set_device")?;
+    (use_.path == "placement::implicit::set_device").then(|| Suggestion {
+        span: use_.span.clone(),
+        replacement: format!("let _device_guard = {module}::DeviceGuard::new"),
+        message: "hold a guard that restores the previous device".to_owned(),
+        applicability: Applicability::MaybeIncorrect,
     })
 }
 

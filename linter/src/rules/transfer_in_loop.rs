@@ -51,6 +51,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         label: "receiver and target device do not change in the loop".to_owned(),
         help: format!("move `{receiver}{shown}` before the loop and reuse the result"),
         related: vec![(keyword.clone(), "the loop".to_owned())],
+        suggestion: None,
     })
 }
 

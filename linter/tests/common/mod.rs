@@ -59,14 +59,3 @@ pub fn demo_copy() -> tempfile::TempDir {
     }
     dir
 }
-
-/// `cargo placement` run in `dir`.
-pub fn placement_in(dir: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("cargo-placement")
-        .expect("binary")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("runs")
-}
