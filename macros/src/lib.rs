@@ -4,6 +4,7 @@
 //! expansions call `::placement`.
 
 mod device_check;
+mod errors;
 mod placed;
 
 use proc_macro::TokenStream;

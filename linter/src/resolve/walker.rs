@@ -710,15 +710,9 @@ impl<'a> Walker<'_, 'a> {
 
     /// Visits the expressions of a macro call whose body is an expression list (`format!`,
     /// `vec![x; n]`, `assert!`): findings inside them are as real as outside.
-    fn visit_macro_body(&mut self, mac: &syn::Macro) {
+    fn visit_macro_body(&mut self, mac: &syn::Macro, name: &str) {
         // `matches!(value, Pattern)`: only the value is an expression.
-        let name = mac
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        if name.ends_with("matches") {
+        if name == "matches" {
             if let Ok(value) = mac.parse_body_with(|input: syn::parse::ParseStream<'_>| {
                 let value: Expr = input.parse()?;
                 input.parse::<proc_macro2::TokenStream>()?;
@@ -1120,14 +1114,9 @@ impl<'ast, 'a> Visit<'ast> for Walker<'_, 'a> {
             flow::mentioned(&mac.tokens, &mut names);
             names.iter().for_each(|name| self.checked(name));
         }
-        let name = mac
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = last_name(&mac.path);
         if EXPRESSION_MACROS.contains(&name.as_str()) {
-            self.visit_macro_body(mac);
+            self.visit_macro_body(mac, &name);
         }
     }
 

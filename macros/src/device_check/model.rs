@@ -5,6 +5,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, ReturnType, Token, Type};
 
+use crate::errors::Errors;
+
 /// The device the `expect` option asks for.
 pub(super) enum Expected {
     /// `expect = "cpu"`.
@@ -29,23 +31,6 @@ pub(super) struct CheckedFn {
 }
 
 const OPTIONS: &str = "expected `expect = \"cuda:0\"`, `expect = <expression>`, `skip(arg, ...)`, `output` or `trace`";
-
-/// Collects errors so that several mistakes are reported at once.
-#[derive(Default)]
-struct Errors(Option<syn::Error>);
-
-impl Errors {
-    fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    fn finish(self) -> syn::Result<()> {
-        self.0.map_or(Ok(()), Err)
-    }
-}
 
 /// `"cpu"` or `"cuda:N"`, validated when the macro expands.
 fn parse_device(literal: &syn::LitStr) -> syn::Result<Expected> {

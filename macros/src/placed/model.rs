@@ -3,6 +3,8 @@
 use proc_macro2::TokenStream;
 use syn::{Data, DeriveInput, Fields, Ident, Member};
 
+use crate::errors::Errors;
+
 /// A field to visit: how to reach it, and the name it shows in paths.
 pub(super) struct PlacedField {
     pub(super) member: Member,
@@ -25,18 +27,6 @@ pub(super) enum Shape {
 pub(super) struct PlacedType {
     pub(super) input: DeriveInput,
     pub(super) shape: Shape,
-}
-
-#[derive(Default)]
-struct Errors(Option<syn::Error>);
-
-impl Errors {
-    fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
 }
 
 /// Whether a field carries `#[placed(skip)]`; other `#[placed(...)]` contents are errors.
@@ -114,9 +104,7 @@ impl PlacedType {
                 Shape::Struct(Vec::new())
             }
         };
-        match errors.0 {
-            Some(error) => Err(error),
-            None => Ok(PlacedType { input, shape }),
-        }
+        errors.finish()?;
+        Ok(PlacedType { input, shape })
     }
 }
