@@ -25,10 +25,11 @@ impl Suppressions {
                 continue;
             };
             let comment = &content[comment_at..];
-            let Some(at) = comment.find(MARKER) else {
+            // A directive is a comment that starts with it; prose that mentions one is not.
+            let body = comment.trim_start_matches(['/', '!']).trim_start();
+            let Some(list) = body.strip_prefix(MARKER) else {
                 continue;
             };
-            let list = &comment[at + MARKER.len()..];
             let Some(end) = list.find(')') else { continue };
             let names: HashSet<String> = list[..end]
                 .split(',')
@@ -41,8 +42,7 @@ impl Suppressions {
                     found.unknown.push((line, name.clone()));
                 }
             }
-            let prefix = comment.trim_start_matches(['/', '!']);
-            if comment.starts_with("//!") && prefix.trim_start().starts_with("placement:") {
+            if comment.starts_with("//!") {
                 found.file.extend(names);
             } else {
                 let comment_only = content[..comment_at].trim().is_empty();
@@ -75,11 +75,16 @@ mod tests {
 
     #[test]
     fn directives_apply_to_their_line_the_next_or_the_file() {
-        let text = "//! placement: allow(parse_error)\n\
-                    let a = 1; // placement: allow(implicit_device, nonsense)\n\
-                    // placement: allow(hardcoded_device)\n\
-                    let b = 2;\n\
-                    let c = 3;\n";
+        // Split so that linting this repository does not read a directive in the literal.
+        let text = concat!(
+            "//! placement: allow(parse_error)\n",
+            "let a = 1; // placement: allow(implicit_device, ",
+            "nonsense)\n",
+            "// placement: allow(hardcoded_device)\n",
+            "let b = 2;\n",
+            "let c = 3;\n",
+            "/// Prose mentioning `// placement: allow(stray_set_device)` is no directive.\n",
+        );
         let found = Suppressions::parse(text);
         let lines = LineIndex::new(text);
         let at = |line: usize| lines.line_start(line);
@@ -89,5 +94,7 @@ mod tests {
         assert!(found.allows("hardcoded_device", at(3), &lines));
         assert!(!found.allows("hardcoded_device", at(4), &lines));
         assert_eq!(found.unknown, vec![(1, "nonsense".to_owned())]);
+        assert!(!found.allows("stray_set_device", at(5), &lines));
+        assert!(!found.allows("stray_set_device", at(6), &lines));
     }
 }

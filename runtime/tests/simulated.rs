@@ -37,8 +37,10 @@ fn mismatched_devices_are_errors() {
     common::mismatch_is_reported(&Device::Cuda(0), &Device::Cuda(1));
     common::mismatch_is_reported(&Device::Cuda(0), &Device::Cpu);
     common::mismatch_is_reported(&Device::Cpu, &Device::Cuda(1));
+    // The mismatch is the point of this test.
     let err = Tensor::ones(&[1], &Device::Cpu)
         .unwrap()
+        // placement: allow(device_mismatch)
         .add(&Tensor::ones(&[1], &Device::Cuda(0)).unwrap())
         .unwrap_err();
     assert_eq!(

@@ -337,15 +337,12 @@ impl<'a> Walker<'_, 'a> {
         let Some(inner) = self.loops.last() else {
             return;
         };
-        let target_invariant = match entry.device {
-            Some(index) => call
-                .args
-                .iter()
-                .nth(index)
-                .is_some_and(|arg| self.invariant(arg, inner, true)),
-            // To the current device, which nothing in the loop changes in plain code.
-            None => true,
-        };
+        // Every argument counts, not only the device: `to_device_with(&gpu, mode)` over a list
+        // of modes is a different transfer each time. With no device argument, the target is the
+        // current device, which nothing in the loop changes in plain code.
+        let target_invariant = (entry.device.is_none()
+            || call.args.len() > entry.device.unwrap_or(0))
+            && call.args.iter().all(|arg| self.invariant(arg, inner, true));
         if !target_invariant || !self.invariant(&call.receiver, inner, false) {
             return;
         }
