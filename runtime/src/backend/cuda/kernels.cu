@@ -1,10 +1,11 @@
 // Elementwise and reduction kernels of the placement runtime, compiled once per device with NVRTC.
+// Lengths are `unsigned long long` (Rust passes `usize`): NVRTC has no standard headers.
 // Every kernel walks its range with a grid-stride loop, so any grid size covers any length.
 
 #define PLACEMENT_BINARY(name, expr)                                                         \
-    extern "C" __global__ void name(const float* a, const float* b, float* out, size_t n) { \
-        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;                \
-             i += (size_t)blockDim.x * gridDim.x) {                                          \
+    extern "C" __global__ void name(const float* a, const float* b, float* out, unsigned long long n) { \
+        for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;                \
+             i += (unsigned long long)blockDim.x * gridDim.x) {                                          \
             out[i] = (expr);                                                                 \
         }                                                                                    \
     }
@@ -14,9 +15,9 @@ PLACEMENT_BINARY(placement_sub, a[i] - b[i])
 PLACEMENT_BINARY(placement_mul, a[i] * b[i])
 PLACEMENT_BINARY(placement_div, a[i] / b[i])
 
-extern "C" __global__ void placement_relu(const float* x, float* out, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)blockDim.x * gridDim.x) {
+extern "C" __global__ void placement_relu(const float* x, float* out, unsigned long long n) {
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)blockDim.x * gridDim.x) {
         out[i] = fmaxf(x[i], 0.0f);
     }
 }
@@ -24,11 +25,11 @@ extern "C" __global__ void placement_relu(const float* x, float* out, size_t n) 
 // Each block reduces its share in shared memory, then adds its partial sum to out[0], which the
 // caller zeroes first. The block size must be PLACEMENT_BLOCK.
 #define PLACEMENT_BLOCK 256
-extern "C" __global__ void placement_sum(const float* x, float* out, size_t n) {
+extern "C" __global__ void placement_sum(const float* x, float* out, unsigned long long n) {
     __shared__ float partial[PLACEMENT_BLOCK];
     float acc = 0.0f;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)blockDim.x * gridDim.x) {
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)blockDim.x * gridDim.x) {
         acc += x[i];
     }
     partial[threadIdx.x] = acc;
