@@ -52,27 +52,18 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     if rhs.origin != lhs.origin {
         related.push((rhs.origin.clone(), origin(rhs)));
     }
-    Some(Finding {
-        rule: "device_mismatch",
-        span: span.clone(),
-        message: format!(
+    let finding = Finding::new(
+        "device_mismatch",
+        span.clone(),
+        format!(
             "{op} combines a tensor on {} with one on {}",
             lhs.device, rhs.device
         ),
-        label: "fails at run time: the operands are on different devices".to_owned(),
-        help: format!(
+        "fails at run time: the operands are on different devices",
+        format!(
             "move one operand first so both are on one device, for example `.to_device(..)` to {}",
             lhs.device
         ),
-        related,
-        suggestion: None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("device_mismatch");
-    }
+    );
+    Some(Finding { related, ..finding })
 }

@@ -51,23 +51,12 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         } => (*ordinal, span.clone(), format!("\"cuda:{ordinal}\"")),
         _ => return None,
     };
-    Some(Finding {
-        rule: "hardcoded_device",
+    Some(Finding::new(
+        "hardcoded_device",
         span,
-        message: format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
-        label: format!("GPU {ordinal} on every machine and in every job"),
-        help: "take the device from the caller; choose it in `main`, from configuration or \
-               with a selection such as most free memory"
-            .to_owned(),
-        related: Vec::new(),
-        suggestion: None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("hardcoded_device");
-    }
+        format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
+        format!("GPU {ordinal} on every machine and in every job"),
+        "take the device from the caller; choose it in `main`, from configuration or with a \
+         selection such as most free memory",
+    ))
 }

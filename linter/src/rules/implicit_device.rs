@@ -68,25 +68,16 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         ),
         _ => return None,
     };
-    Some(Finding {
-        rule: "implicit_device",
-        span: use_.span.clone(),
+    let label = use_
+        .entry
+        .note
+        .clone()
+        .unwrap_or_else(|| default_label.to_owned());
+    Some(Finding::new(
+        "implicit_device",
+        use_.span.clone(),
         message,
-        label: use_
-            .entry
-            .note
-            .clone()
-            .unwrap_or_else(|| default_label.to_owned()),
-        help: help.to_owned(),
-        related: Vec::new(),
-        suggestion: None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("implicit_device");
-    }
+        label,
+        help,
+    ))
 }

@@ -55,13 +55,8 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         return None;
     }
     let finding = |message: String, label: &str, help: &str, related| Finding {
-        rule: "late_visible_devices",
-        span: span.clone(),
-        message,
-        label: label.to_owned(),
-        help: help.to_owned(),
         related,
-        suggestion: None,
+        ..Finding::new("late_visible_devices", span.clone(), message, label, help)
     };
     if !in_entry_point {
         return Some(finding(
@@ -80,12 +75,4 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
          the process starts",
         vec![(first_use, "a device is first used here".to_owned())],
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("late_visible_devices");
-    }
 }

@@ -74,6 +74,27 @@ pub struct Finding {
     pub suggestion: Option<Suggestion>,
 }
 
+impl Finding {
+    /// A finding with no related places and no suggestion.
+    pub fn new(
+        rule: &'static str,
+        span: Range<usize>,
+        message: String,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            rule,
+            span,
+            message,
+            label: label.into(),
+            help: help.into(),
+            related: Vec::new(),
+            suggestion: None,
+        }
+    }
+}
+
 /// A replacement for some source text, with rustc's applicability.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Suggestion {
@@ -225,6 +246,14 @@ pub use parse_error::finding as parse_error;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every rule has a failing and a passing fixture, checked as `fixtures.rs` describes.
+    #[test]
+    fn fixtures() {
+        for rule in RULES {
+            crate::fixtures::check_rule(rule.name);
+        }
+    }
 
     #[test]
     fn registry_is_sorted_and_documented() {

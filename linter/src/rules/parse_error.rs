@@ -34,21 +34,11 @@ pub fn finding(error: &syn::Error) -> Finding {
         }
         other => other.to_owned(),
     };
-    Finding {
-        rule: "parse_error",
-        span: error.span().byte_range(),
-        message: format!("could not parse this file: {reason}"),
-        label: "the parser stopped here".to_owned(),
-        help: "fix the syntax; the rest of the workspace was still linted".to_owned(),
-        related: Vec::new(),
-        suggestion: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("parse_error");
-    }
+    Finding::new(
+        "parse_error",
+        error.span().byte_range(),
+        format!("could not parse this file: {reason}"),
+        "the parser stopped here",
+        "fix the syntax; the rest of the workspace was still linted",
+    )
 }

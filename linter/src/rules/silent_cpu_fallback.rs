@@ -35,21 +35,11 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     let Event::SilentFallback { shown, span } = event else {
         return None;
     };
-    Some(Finding {
-        rule: "silent_cpu_fallback",
-        span: span.clone(),
-        message: format!("`{shown}` may quietly return the CPU, and nothing checks"),
-        label: "without a GPU this runs on the CPU, unnoticed".to_owned(),
-        help: "log or assert which device was chosen, or fail when a GPU was expected".to_owned(),
-        related: Vec::new(),
-        suggestion: None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("silent_cpu_fallback");
-    }
+    Some(Finding::new(
+        "silent_cpu_fallback",
+        span.clone(),
+        format!("`{shown}` may quietly return the CPU, and nothing checks"),
+        "without a GPU this runs on the CPU, unnoticed",
+        "log or assert which device was chosen, or fail when a GPU was expected",
+    ))
 }

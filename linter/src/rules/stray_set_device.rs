@@ -61,19 +61,18 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
          every call; if a raw call needs a current context, restore the previous one before \
          returning"
     };
-    Some(Finding {
-        rule: "stray_set_device",
-        span: use_.span.clone(),
-        message: format!(
-            "`{}` changes the current device of the calling thread",
-            use_.shown
-        ),
-        label: use_.entry.note.clone().unwrap_or_else(|| {
+    let label =
+        use_.entry.note.clone().unwrap_or_else(|| {
             "every later implicit device use on this thread follows it".to_owned()
-        }),
-        help: help.to_owned(),
-        related: Vec::new(),
+        });
+    let message = format!(
+        "`{}` changes the current device of the calling thread",
+        use_.shown
+    );
+    let finding = Finding::new("stray_set_device", use_.span.clone(), message, label, help);
+    Some(Finding {
         suggestion: guard(use_),
+        ..finding
     })
 }
 
@@ -88,12 +87,4 @@ fn guard(use_: &crate::resolve::ApiUse<'_>) -> Option<Suggestion> {
         message: "hold a guard that restores the previous device".to_owned(),
         applicability: Applicability::MaybeIncorrect,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("stray_set_device");
-    }
 }

@@ -44,21 +44,15 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     else {
         return None;
     };
+    let finding = Finding::new(
+        "transfer_in_loop",
+        span.clone(),
+        format!("`{receiver}{shown}` copies the same tensor in every iteration"),
+        "receiver and target device do not change in the loop",
+        format!("move `{receiver}{shown}` before the loop and reuse the result"),
+    );
     Some(Finding {
-        rule: "transfer_in_loop",
-        span: span.clone(),
-        message: format!("`{receiver}{shown}` copies the same tensor in every iteration"),
-        label: "receiver and target device do not change in the loop".to_owned(),
-        help: format!("move `{receiver}{shown}` before the loop and reuse the result"),
         related: vec![(keyword.clone(), "the loop".to_owned())],
-        suggestion: None,
+        ..finding
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fixtures() {
-        crate::fixtures::check_rule("transfer_in_loop");
-    }
 }
