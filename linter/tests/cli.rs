@@ -273,3 +273,40 @@ fn workspace_metadata_configures_too() {
         "{err}"
     );
 }
+
+#[test]
+fn colours_only_when_asked_and_config_from_a_chosen_file() {
+    let demo = demo();
+    let demo = demo.to_str().unwrap();
+    let plain = stdout(&placement(&[demo]));
+    assert!(
+        !plain.contains('\u{1b}'),
+        "no colours or links when not on a terminal"
+    );
+    let coloured = stdout(&placement(&[demo, "--color", "always"]));
+    assert!(coloured.contains("\u{1b}["), "colours on request");
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("strict.toml");
+    std::fs::write(&config, "[levels]\ntransfer_in_loop = \"deny\"\n").unwrap();
+    let output = placement(&[
+        demo,
+        "--config",
+        config.to_str().unwrap(),
+        "--message-format",
+        "short",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("error[transfer_in_loop]"),
+        "{}",
+        stdout(&output)
+    );
+    let output = placement(&[demo, "--config", "/no/such/config.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("/no/such/config.toml"),
+        "{}",
+        stderr(&output)
+    );
+}
