@@ -409,7 +409,7 @@ impl<'a> Walker<'_, 'a> {
 
     /// What a receiver expression is known to be.
     fn infer(&self, expr: &Expr) -> Option<String> {
-        match expr {
+        match flow::peel(expr) {
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
                     let name = ident.to_string();
@@ -444,12 +444,11 @@ impl<'a> Walker<'_, 'a> {
             }
             Expr::MethodCall(call) => {
                 let receiver = self.infer(&call.receiver)?;
-                match call.method.to_string().as_str() {
-                    "unwrap" | "expect" | "clone" | "to_owned" | "as_ref" | "borrow" => {
-                        Some(receiver)
-                    }
-                    method => self.cx.api.method(&receiver, method)?.returns.clone(),
-                }
+                self.cx
+                    .api
+                    .method(&receiver, &call.method.to_string())?
+                    .returns
+                    .clone()
             }
             Expr::Field(field) => {
                 let owner = self.infer(&field.base)?;
@@ -458,10 +457,6 @@ impl<'a> Walker<'_, 'a> {
                 };
                 self.fields.get(&owner)?.get(&name.to_string()).cloned()
             }
-            Expr::Try(inner) => self.infer(&inner.expr),
-            Expr::Reference(inner) => self.infer(&inner.expr),
-            Expr::Paren(inner) => self.infer(&inner.expr),
-            Expr::Group(inner) => self.infer(&inner.expr),
             _ => None,
         }
     }

@@ -11,7 +11,7 @@ use syn::visit::Visit;
 use syn::{Expr, ExprMethodCall};
 
 use super::super::scope::{Fact, How};
-use super::{Walker, range};
+use super::{Walker, device_string, literal_usize, range};
 use crate::api::{Entry, Role};
 use crate::resolve::Event;
 
@@ -60,19 +60,20 @@ fn assigned_names(body: &syn::Block) -> HashSet<String> {
     found.0
 }
 
-/// Strips what does not change a value's device: `&x`, `(x)`, `x?`, `x.clone()`, `x.unwrap()`.
+/// Strips what changes neither a value's device nor its type: `&x`, `(x)`, `x?`, `x.clone()`,
+/// `x.unwrap()`.
 pub(super) fn peel(expr: &Expr) -> &Expr {
     match expr {
         Expr::Reference(inner) => peel(&inner.expr),
         Expr::Paren(inner) => peel(&inner.expr),
         Expr::Group(inner) => peel(&inner.expr),
         Expr::Try(inner) => peel(&inner.expr),
+        // Compared without turning the identifier into a string: this runs for most `let`s.
         Expr::MethodCall(call)
             if call.args.is_empty()
-                && matches!(
-                    call.method.to_string().as_str(),
-                    "clone" | "unwrap" | "as_ref" | "borrow"
-                ) =>
+                && ["clone", "to_owned", "unwrap", "as_ref", "borrow"]
+                    .iter()
+                    .any(|name| call.method == name) =>
         {
             peel(&call.receiver)
         }
@@ -122,33 +123,16 @@ impl<'a> Walker<'_, 'a> {
                     Role::CpuDevice => named("cpu".to_owned(), range(call.span())),
                     // A fallback may be the CPU: its device is not definite.
                     Role::ExplicitDevice if !entry.may_fall_back => {
-                        let arg = call.args.iter().nth(entry.ordinal?)?;
-                        let Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Int(int),
-                            ..
-                        }) = peel(arg)
-                        else {
-                            return None;
-                        };
-                        named(
-                            format!("{}:{}", entry.gpu, int.base10_digits()),
-                            range(call.span()),
-                        )
+                        let (ordinal, _) = literal_usize(call.args.iter().nth(entry.ordinal?)?)?;
+                        named(format!("{}:{ordinal}", entry.gpu), range(call.span()))
                     }
                     _ => None,
                 }
             }
-            Expr::MethodCall(call) if call.method == "parse" => match peel(&call.receiver) {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(text),
-                    ..
-                }) => {
-                    let value = text.value();
-                    let ordinal: u32 = value.strip_prefix("cuda:")?.parse().ok()?;
-                    named(format!("cuda:{ordinal}"), range(call.span()))
-                }
-                _ => None,
-            },
+            Expr::MethodCall(call) if call.method == "parse" => {
+                let ordinal = device_string(peel(&call.receiver))?;
+                named(format!("cuda:{ordinal}"), range(call.span()))
+            }
             // tch's creation options: `(Kind::Float, device)`.
             Expr::Tuple(tuple) => tuple.elems.iter().find_map(|elem| self.device_value(elem)),
             _ => None,
@@ -211,18 +195,16 @@ impl<'a> Walker<'_, 'a> {
 
     /// The table entry of a method call, when its receiver's type is known.
     pub(super) fn method_entry(&self, call: &ExprMethodCall) -> Option<&'a Entry> {
-        let method = call.method.to_string();
-        if !self.cx.api.mentions(&method) {
+        if !self.cx.api.mentions_ident(&call.method) {
             return None;
         }
         let receiver = self.infer(&call.receiver)?;
-        self.cx.api.method(&receiver, &method)
+        self.cx.api.method(&receiver, &call.method.to_string())
     }
 
     /// [`Walker::lookup_path`], skipped at once for names no table mentions.
     pub(super) fn known_path(&self, path: &syn::Path) -> Option<(String, &'a Entry)> {
-        let last = path.segments.last()?.ident.to_string();
-        if !self.cx.api.mentions(&last) {
+        if !self.cx.api.mentions_ident(&path.segments.last()?.ident) {
             return None;
         }
         self.lookup_path(path)
