@@ -11,6 +11,17 @@ impl Errors {
         }
     }
 
+    /// All errors so far, with `error` last.
+    pub(crate) fn fail(self, error: syn::Error) -> syn::Error {
+        match self.0 {
+            Some(mut all) => {
+                all.combine(error);
+                all
+            }
+            None => error,
+        }
+    }
+
     pub(crate) fn finish(self) -> syn::Result<()> {
         self.0.map_or(Ok(()), Err)
     }

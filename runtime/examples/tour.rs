@@ -52,7 +52,7 @@ fn main() -> placement::Result<()> {
     }
     let count = placement::device_count()?;
     if count > 0 {
-        println!("current device: {}", implicit::current_device());
+        println!("current device: {}", implicit::current_device()?);
         println!("x.cuda() lands on {}", x.cuda()?.device());
         library_call_that_switches_devices(count)?;
         println!(
@@ -61,9 +61,9 @@ fn main() -> placement::Result<()> {
         );
         {
             let _scoped = DeviceGuard::new(Device::Cuda(0))?;
-            println!("inside a DeviceGuard: {}", implicit::current_device());
+            println!("inside a DeviceGuard: {}", implicit::current_device()?);
         }
-        println!("after the guard: {}\n", implicit::current_device());
+        println!("after the guard: {}\n", implicit::current_device()?);
     }
 
     // Memory statistics and timing on the selected device.

@@ -3,7 +3,7 @@
 
 use candle_core::DeviceLocation;
 
-use crate::{Device, Error, Placed, Result, TensorPath};
+use crate::{Device, Error, Movable, Moved, Placed, Result, TensorPath};
 
 /// Our name for a candle device; Metal devices have none, and are not checked.
 fn device_of(tensor: &candle_core::Tensor) -> Option<Device> {
@@ -28,14 +28,29 @@ impl Placed for candle_core::Tensor {
         }
     }
 
-    fn move_tensors(&mut self, _: &TensorPath<'_>, device: &Device) -> Result<()> {
+    fn visit_tensors_mut(
+        &mut self,
+        path: &TensorPath<'_>,
+        visit: &mut dyn FnMut(&TensorPath<'_>, &mut dyn Movable) -> Result<()>,
+    ) -> Result<()> {
+        visit(path, self)
+    }
+}
+
+impl Movable for candle_core::Tensor {
+    fn copy_to(&self, device: &Device) -> Result<Moved> {
         let target = match device {
             Device::Cpu => candle_core::Device::Cpu,
             Device::Cuda(ordinal) => {
                 candle_core::Device::new_cuda(*ordinal).map_err(candle_error)?
             }
         };
-        *self = candle_core::Tensor::to_device(self, &target).map_err(candle_error)?;
+        let copy = candle_core::Tensor::to_device(self, &target).map_err(candle_error)?;
+        Ok(Moved::new(copy))
+    }
+
+    fn replace(&mut self, copy: Moved) -> std::result::Result<(), Moved> {
+        *self = copy.downcast()?;
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 
 use bytesize::ByteSize;
 
-use crate::backend::{self, Backend, Gpus};
+use crate::backend::{self, Gpus};
 use crate::{Device, Error, Result};
 
 /// What is known about one GPU.
@@ -34,21 +34,13 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
 
 fn info(device: Device) -> Result<DeviceInfo> {
     let (free_memory, total_memory) = backend::mem_get_info(&device)?;
-    Ok(match backend::get(&device)? {
-        Backend::Host(host) => DeviceInfo {
-            device,
-            name: host.name.clone(),
-            total_memory,
-            free_memory,
-            compute_capability: None,
-        },
-        Backend::Cuda(gpu) => DeviceInfo {
-            device,
-            name: gpu.name()?,
-            total_memory,
-            free_memory,
-            compute_capability: Some(gpu.compute_capability()?),
-        },
+    let backend = backend::get(&device)?;
+    Ok(DeviceInfo {
+        device,
+        name: backend.name()?,
+        total_memory,
+        free_memory,
+        compute_capability: backend.compute_capability()?,
     })
 }
 

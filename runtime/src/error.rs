@@ -48,7 +48,11 @@ pub enum Error {
     },
 
     /// The data given to a constructor does not fill the requested shape.
-    #[error("shape {shape:?} holds {expected} elements, but {got} were given")]
+    #[error(
+        "shape {shape:?} holds {}, but {} given",
+        count(*expected, "element", "elements"),
+        count(*got, "was", "were")
+    )]
     ElementCount {
         /// The requested shape.
         shape: Vec<usize>,
@@ -79,9 +83,9 @@ pub enum Error {
 
     /// A GPU ordinal past the last visible GPU.
     #[error(
-        "{device} does not exist: {count} GPU(s) are visible{}; \
+        "{device} does not exist: {}; \
          check CUDA_VISIBLE_DEVICES or list them with `placement::devices()`",
-        if *count == 0 { String::new() } else { format!(" (cuda:0 to cuda:{})", count - 1) }
+        describe_visible(*count)
     )]
     DeviceOutOfRange {
         /// The device that was asked for.
@@ -90,23 +94,23 @@ pub enum Error {
         count: usize,
     },
 
-    /// An allocation would exceed the device's memory.
+    /// An allocation would exceed the device's memory, or the allocator refused it.
     #[error(
-        "out of memory on {device}: tried to allocate {}, but only {} of {} are free; \
+        "out of memory on {device}: tried to allocate {}, but {}; \
          free tensors you no longer need or choose a device with `select_device`",
-        bytesize::ByteSize(*requested).display().iec(),
-        bytesize::ByteSize(*free).display().iec(),
-        bytesize::ByteSize(*total).display().iec()
+        bytes(*requested),
+        describe_free(*free, *total)
     )]
     OutOfMemory {
         /// Where the allocation was attempted.
         device: Device,
         /// The size of the allocation, in bytes.
         requested: u64,
-        /// The free bytes at the time of the request.
-        free: u64,
-        /// The total memory of the device, in bytes.
-        total: u64,
+        /// The free bytes at the time of the request; `None` where the allocator refused
+        /// without saying what is free (the host's allocator never says).
+        free: Option<u64>,
+        /// The total memory of the device, in bytes, where known.
+        total: Option<u64>,
     },
 
     /// A GPU configuration (PLACEMENT_SIMULATED_GPUS or CUDA_VISIBLE_DEVICES) is malformed.
@@ -149,7 +153,7 @@ pub enum Error {
     /// A value's tensors are on more than one device.
     #[error(
         "tensors are on more than one device: {}",
-        describe_placements(placements)
+        crate::check::summarize(placements, None)
     )]
     ScatteredTensors {
         /// Every tensor's path and device.
@@ -165,9 +169,33 @@ pub enum Error {
         reason: String,
     },
 
-    /// The arguments of a `#[device_check]` function are on different devices.
+    /// Moving a value's tensors failed at one of them; nothing was moved.
+    #[error("cannot move `{path}` to {device}, so nothing was moved: {source}")]
+    Move {
+        /// The tensor that could not be moved.
+        path: String,
+        /// Where it was to go.
+        device: Device,
+        /// Why it could not.
+        source: Box<Error>,
+    },
+
+    /// The arguments (or the result) of a `#[device_check]` function are on different devices.
     #[error(transparent)]
-    DeviceCheck(#[from] crate::DeviceMismatch),
+    DeviceCheck(#[from] crate::DeviceCheckError),
+
+    /// Two timing events of different devices: elapsed time is measured within one device's
+    /// stream of work.
+    #[error(
+        "the events mark different devices: the start is on {start}, the end on {end}; \
+         record both events on the device whose work you time"
+    )]
+    EventDevices {
+        /// The device of the first event.
+        start: Device,
+        /// The device of the second event.
+        end: Device,
+    },
 
     /// Another tensor library reported an error (for example candle, moving its tensors).
     #[error("{library}: {message}")]
@@ -190,11 +218,91 @@ pub enum Error {
     },
 }
 
-/// `a is on cpu, b is on cuda:0`.
-pub(crate) fn describe_placements(placements: &[(String, Device)]) -> String {
-    let each: Vec<String> = placements
-        .iter()
-        .map(|(path, device)| format!("{path} is on {device}"))
-        .collect();
-    each.join(", ")
+/// `1 element`, `4 elements`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `no GPU is visible`, `1 GPU is visible (cuda:0)`, `3 GPUs are visible (cuda:0 to cuda:2)`.
+fn describe_visible(count: usize) -> String {
+    match count {
+        0 => "no GPU is visible".to_owned(),
+        1 => "1 GPU is visible (cuda:0)".to_owned(),
+        n => format!("{n} GPUs are visible (cuda:0 to cuda:{})", n - 1),
+    }
+}
+
+fn bytes(n: u64) -> String {
+    bytesize::ByteSize(n).display().iec().to_string()
+}
+
+fn describe_free(free: Option<u64>, total: Option<u64>) -> String {
+    match (free, total) {
+        (Some(free), Some(total)) => format!("only {} of {} are free", bytes(free), bytes(total)),
+        _ => "the allocator refused it".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_worded_in_the_singular_and_the_plural() {
+        let one = Error::ElementCount {
+            shape: vec![1],
+            expected: 1,
+            got: 2,
+        };
+        assert_eq!(
+            one.to_string(),
+            "shape [1] holds 1 element, but 2 were given"
+        );
+        let many = Error::ElementCount {
+            shape: vec![3],
+            expected: 3,
+            got: 1,
+        };
+        assert_eq!(
+            many.to_string(),
+            "shape [3] holds 3 elements, but 1 was given"
+        );
+        let visible = |count| {
+            Error::DeviceOutOfRange {
+                device: Device::Cuda(4),
+                count,
+            }
+            .to_string()
+        };
+        assert!(
+            visible(0).contains(": no GPU is visible;"),
+            "{}",
+            visible(0)
+        );
+        assert!(
+            visible(1).contains(": 1 GPU is visible (cuda:0);"),
+            "{}",
+            visible(1)
+        );
+        assert!(
+            visible(3).contains(": 3 GPUs are visible (cuda:0 to cuda:2);"),
+            "{}",
+            visible(3)
+        );
+    }
+
+    #[test]
+    fn a_refused_host_allocation_says_so() {
+        let err = Error::OutOfMemory {
+            device: Device::Cpu,
+            requested: 1 << 42,
+            free: None,
+            total: None,
+        };
+        assert_eq!(
+            err.to_string(),
+            "out of memory on cpu: tried to allocate 4.0 TiB, but the allocator refused it; \
+             free tensors you no longer need or choose a device with `select_device`"
+        );
+    }
 }

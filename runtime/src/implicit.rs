@@ -5,7 +5,8 @@
 //! flag. New code should pass a [`Device`] explicitly instead.
 //!
 //! As with CUDA's current device, the setting belongs to the calling thread: a new thread
-//! starts at [`default_device`], whatever its parent had set.
+//! starts at [`default_device`], whatever its parent had set. As in PyTorch, asking for the
+//! current GPU where there is none is an error, never a silent fall back to the CPU.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -16,17 +17,25 @@ thread_local! {
     static CURRENT: Cell<Option<Device>> = const { Cell::new(None) };
 }
 
-/// Where a thread starts: `cuda:0` when a GPU exists, else `cpu`.
-pub fn default_device() -> Device {
-    match backend::device_count() {
-        Ok(count) if count > 0 => Device::Cuda(0),
-        _ => Device::Cpu,
-    }
+/// Where a thread starts: `cuda:0`.
+///
+/// # Errors
+/// Why there is no `cuda:0`: [`crate::Error::NoGpu`] without a GPU,
+/// [`crate::Error::DeviceOutOfRange`] when none is visible, [`crate::Error::GpuConfig`] for a
+/// malformed `PLACEMENT_SIMULATED_GPUS` or `CUDA_VISIBLE_DEVICES`.
+pub fn default_device() -> Result<Device> {
+    let device = Device::Cuda(0);
+    backend::check(&device)?;
+    Ok(device)
 }
 
-/// This thread's current device (like `torch.cuda.current_device()`).
-pub fn current_device() -> Device {
-    CURRENT.get().unwrap_or_else(default_device)
+/// This thread's current device (like `torch.cuda.current_device()`): the last one set on this
+/// thread, else [`default_device`].
+///
+/// # Errors
+/// As [`default_device`], when no device was set on this thread.
+pub fn current_device() -> Result<Device> {
+    CURRENT.get().map_or_else(default_device, Ok)
 }
 
 /// Makes `device` this thread's current device (like `torch.cuda.set_device`). Prefer passing
@@ -75,7 +84,10 @@ impl Drop for DeviceGuard {
 impl Tensor {
     /// This tensor on the thread's [`current_device`] (like PyTorch's `.cuda()`): where it goes
     /// depends on whatever code ran before on this thread. Prefer [`Tensor::to_device`].
+    ///
+    /// # Errors
+    /// As [`current_device`] (no GPU, or a malformed GPU configuration), or the move's.
     pub fn cuda(&self) -> Result<Tensor> {
-        self.to_device(&current_device())
+        self.to_device(&current_device()?)
     }
 }

@@ -25,6 +25,10 @@ impl Tracker {
         }
     }
 
+    pub(crate) fn device(&self) -> Device {
+        self.device
+    }
+
     pub(crate) fn allocated(&self) -> u64 {
         self.allocated.load(Ordering::Acquire)
     }
@@ -44,8 +48,8 @@ impl Tracker {
                 return Err(Error::OutOfMemory {
                     device: self.device,
                     requested: bytes,
-                    free: limit.saturating_sub(current),
-                    total: limit,
+                    free: Some(limit.saturating_sub(current)),
+                    total: Some(limit),
                 });
             }
             match self.allocated.compare_exchange_weak(
@@ -120,8 +124,8 @@ mod tests {
             Error::OutOfMemory {
                 device: Device::Cuda(9),
                 requested: 50,
-                free: 40,
-                total: 100
+                free: Some(40),
+                total: Some(100)
             }
         );
         let msg = err.to_string();

@@ -7,6 +7,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::backend::{self, BinaryOp, Matmul, Storage};
+use crate::shape::Len;
 use crate::{Device, Error, Result, TransferMode};
 
 /// An f32 tensor, contiguous in row-major order, on the device it was created on or moved to.
@@ -19,68 +20,71 @@ pub struct Tensor(Arc<Inner>);
 struct Inner {
     storage: Storage,
     shape: Vec<usize>,
+    len: Len,
     device: Device,
 }
 
-fn elem_count(shape: &[usize]) -> Result<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |count, &dim| count.checked_mul(dim))
-        .ok_or_else(|| Error::ShapeOverflow {
-            shape: shape.to_vec(),
-        })
-}
-
 impl Tensor {
-    fn new(storage: Storage, shape: Vec<usize>, device: Device) -> Tensor {
+    fn new(storage: Storage, shape: Vec<usize>, len: Len, device: Device) -> Tensor {
         Tensor(Arc::new(Inner {
             storage,
             shape,
+            len,
             device,
         }))
     }
 
     /// A tensor of zeros.
+    ///
+    /// # Errors
+    /// [`Error::ShapeOverflow`] for a shape too large to address, [`Error::OutOfMemory`], or a
+    /// device that does not exist.
     pub fn zeros(shape: &[usize], device: &Device) -> Result<Tensor> {
-        let storage = backend::get(device)?.zeros(elem_count(shape)?)?;
-        Ok(Tensor::new(storage, shape.to_vec(), *device))
+        let len = Len::of_shape(shape)?;
+        let storage = backend::get(device)?.zeros(len)?;
+        Ok(Tensor::new(storage, shape.to_vec(), len, *device))
     }
 
     /// A tensor of ones.
+    ///
+    /// # Errors
+    /// As [`Tensor::zeros`].
     pub fn ones(shape: &[usize], device: &Device) -> Result<Tensor> {
-        let backend = backend::get(device)?;
-        let storage = backend.upload_owned(vec![1.0; elem_count(shape)?])?;
-        Ok(Tensor::new(storage, shape.to_vec(), *device))
+        let len = Len::of_shape(shape)?;
+        let storage = backend::get(device)?.generate(len, |out| out.resize(len.get(), 1.0))?;
+        Ok(Tensor::new(storage, shape.to_vec(), len, *device))
     }
 
     /// A tensor holding `data` (row-major) with this shape.
+    ///
+    /// # Errors
+    /// [`Error::ElementCount`] when `data` does not fill the shape, else as [`Tensor::zeros`].
     pub fn from_slice(data: &[f32], shape: &[usize], device: &Device) -> Result<Tensor> {
-        let expected = elem_count(shape)?;
-        if data.len() != expected {
+        let len = Len::of_shape(shape)?;
+        if data.len() != len.get() {
             return Err(Error::ElementCount {
                 shape: shape.to_vec(),
-                expected,
+                expected: len.get(),
                 got: data.len(),
             });
         }
         let storage = backend::get(device)?.upload(data, TransferMode::Pageable)?;
-        Ok(Tensor::new(storage, shape.to_vec(), *device))
+        Ok(Tensor::new(storage, shape.to_vec(), len, *device))
     }
 
     /// Standard normal samples from a seeded generator: the same seed gives the same values on
     /// every device.
+    ///
+    /// # Errors
+    /// As [`Tensor::zeros`].
     pub fn randn(shape: &[usize], seed: u64, device: &Device) -> Result<Tensor> {
-        let backend = backend::get(device)?;
+        let len = Len::of_shape(shape)?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let data: Vec<f32> = StandardNormal
-            .sample_iter(&mut rng)
-            .take(elem_count(shape)?)
-            .collect();
-        Ok(Tensor::new(
-            backend.upload_owned(data)?,
-            shape.to_vec(),
-            *device,
-        ))
+        let storage = backend::get(device)?.generate(len, |out| {
+            let samples = Distribution::<f32>::sample_iter(StandardNormal, &mut rng);
+            out.extend(samples.take(len.get()))
+        })?;
+        Ok(Tensor::new(storage, shape.to_vec(), len, *device))
     }
 
     /// The device that holds this tensor.
@@ -95,7 +99,7 @@ impl Tensor {
 
     /// The number of elements.
     pub fn elem_count(&self) -> usize {
-        self.0.shape.iter().product()
+        self.0.len.get()
     }
 
     /// This tensor on `device`: the same tensor if it is there already, else a copy through
@@ -109,12 +113,13 @@ impl Tensor {
         if *device == self.device() {
             return Ok(self.clone());
         }
-        let target = backend::get(device)?;
-        let storage = match &self.0.storage {
-            Storage::Host(host) => target.upload(&host.data, mode)?,
-            Storage::Cuda(cuda) => target.upload_owned(cuda.download(mode)?)?,
-        };
-        Ok(Tensor::new(storage, self.0.shape.clone(), *device))
+        let storage = self.0.storage.copy_to(backend::get(device)?, mode)?;
+        Ok(Tensor::new(
+            storage,
+            self.0.shape.clone(),
+            self.0.len,
+            *device,
+        ))
     }
 
     /// The elements, row-major, copied to the host.
@@ -142,7 +147,12 @@ impl Tensor {
             });
         }
         let storage = self.0.storage.binary(op, &rhs.0.storage)?;
-        Ok(Tensor::new(storage, self.0.shape.clone(), self.device()))
+        Ok(Tensor::new(
+            storage,
+            self.0.shape.clone(),
+            self.0.len,
+            self.device(),
+        ))
     }
 
     /// Elementwise `self + rhs`; shapes must be equal.
@@ -174,8 +184,13 @@ impl Tensor {
         if k != k2 {
             return Err(self.matmul_shape_error(rhs));
         }
-        let storage = self.0.storage.matmul(&rhs.0.storage, Matmul { m, k, n })?;
-        Ok(Tensor::new(storage, vec![m, n], self.device()))
+        let shape = vec![m, n];
+        let len = Len::of_shape(&shape)?;
+        let storage = self
+            .0
+            .storage
+            .matmul(&rhs.0.storage, Matmul { m, k, n, len })?;
+        Ok(Tensor::new(storage, shape, len, self.device()))
     }
 
     fn matmul_shape_error(&self, rhs: &Tensor) -> Error {
@@ -185,20 +200,25 @@ impl Tensor {
         }
     }
 
-    /// Elementwise `max(x, 0)`.
+    /// Elementwise `max(x, 0)`, as PyTorch's `relu`: NaN stays NaN and `-0.0` stays `-0.0`.
     pub fn relu(&self) -> Result<Tensor> {
         Ok(Tensor::new(
             self.0.storage.relu()?,
             self.0.shape.clone(),
+            self.0.len,
             self.device(),
         ))
     }
 
-    /// The sum of all elements, as a tensor of shape `[]` on the same device.
+    /// The sum of all elements, as a tensor of shape `[]` on the same device. As PyTorch's, it
+    /// starts from `+0.0`: the sum of an empty tensor is `+0.0`, and so is a sum of `-0.0`s.
     pub fn sum(&self) -> Result<Tensor> {
+        let shape = Vec::new();
+        let len = Len::of_shape(&shape)?;
         Ok(Tensor::new(
             self.0.storage.sum()?,
-            Vec::new(),
+            shape,
+            len,
             self.device(),
         ))
     }

@@ -28,8 +28,11 @@ fn malformed_simulated_gpus_are_reported_and_cpu_still_works() {
     assert_eq!(placement::simulated::configure("1GiB").unwrap_err(), err);
     assert_eq!(implicit::set_device(Device::Cuda(0)).unwrap_err(), err);
 
-    // Nothing GPU-related is needed for CPU work, and the implicit default falls back to it.
+    // The implicit API reports the configuration instead of falling back to the CPU.
+    assert_eq!(implicit::current_device().unwrap_err(), err);
     let x = Tensor::ones(&[2], &Device::Cpu).unwrap();
+    assert_eq!(x.cuda().unwrap_err(), err);
+
+    // Nothing GPU-related is needed for CPU work.
     assert_eq!((&x + &x).unwrap().to_vec().unwrap(), vec![2.0, 2.0]);
-    assert_eq!(implicit::current_device(), Device::Cpu);
 }

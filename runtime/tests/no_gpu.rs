@@ -18,8 +18,18 @@ fn gpus_without_a_driver_are_errors() {
     }
     assert_eq!(placement::device_count().unwrap(), 0);
     assert_eq!(placement::devices().unwrap(), vec![]);
-    assert_eq!(implicit::default_device(), Device::Cpu);
-    assert_eq!(implicit::current_device(), Device::Cpu);
+    // As in PyTorch, the current GPU of a machine without one is an error, not the CPU.
+    assert!(matches!(
+        implicit::default_device(),
+        Err(Error::NoGpu {
+            device: Device::Cuda(0),
+            ..
+        })
+    ));
+    assert!(matches!(
+        implicit::current_device(),
+        Err(Error::NoGpu { .. })
+    ));
 
     let err = Tensor::zeros(&[2], &Device::Cuda(0)).unwrap_err();
     assert!(
@@ -60,6 +70,10 @@ fn gpus_without_a_driver_are_errors() {
             .contains("no GPU is visible (the CUDA driver library"),
         "{err}"
     );
-    // `.cuda()` follows the current device, which is the CPU here.
+    // `.cuda()` fails as PyTorch's does, instead of leaving the tensor on the CPU.
+    assert!(matches!(x.cuda(), Err(Error::NoGpu { .. })));
+    // A current device set explicitly is used as it is.
+    implicit::set_device(Device::Cpu).unwrap();
+    assert_eq!(implicit::current_device(), Ok(Device::Cpu));
     assert_eq!(x.cuda().unwrap().device(), Device::Cpu);
 }

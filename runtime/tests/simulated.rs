@@ -4,11 +4,12 @@
 mod common;
 
 use placement::implicit::{self, DeviceGuard};
-use placement::{Device, Error, Selection, Tensor};
+use placement::{Device, Error, Placed, Selection, Tensor, TensorPath};
 
 /// cuda:0 and cuda:1 run the shared suite; cuda:1 is the largest, for selection; cuda:2 is
-/// small and touched only by `memory_is_accounted_and_limited`, so its counters are exact.
-const SPEC: &str = "1GiB,2GiB,64MiB";
+/// small and touched only by `memory_is_accounted_and_limited`, so its counters are exact, and
+/// cuda:3 likewise only by `moves_are_all_or_nothing`.
+const SPEC: &str = "1GiB,2GiB,64MiB,48MiB";
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
@@ -64,17 +65,17 @@ fn tensors_move_between_gpus() {
 #[test]
 fn unknown_gpus_are_errors() {
     gpus();
-    let err = Tensor::zeros(&[1], &Device::Cuda(3)).unwrap_err();
+    let err = Tensor::zeros(&[1], &Device::Cuda(4)).unwrap_err();
     assert_eq!(
         err,
         Error::DeviceOutOfRange {
-            device: Device::Cuda(3),
-            count: 3
+            device: Device::Cuda(4),
+            count: 4
         }
     );
     assert_eq!(
         err.to_string(),
-        "cuda:3 does not exist: 3 GPU(s) are visible (cuda:0 to cuda:2); \
+        "cuda:4 does not exist: 4 GPUs are visible (cuda:0 to cuda:3); \
          check CUDA_VISIBLE_DEVICES or list them with `placement::devices()`"
     );
     let cpu = Tensor::ones(&[1], &Device::Cpu).unwrap();
@@ -83,11 +84,11 @@ fn unknown_gpus_are_errors() {
         Err(Error::DeviceOutOfRange { .. })
     ));
     assert!(matches!(
-        placement::synchronize(&Device::Cuda(3)),
+        placement::synchronize(&Device::Cuda(4)),
         Err(Error::DeviceOutOfRange { .. })
     ));
     assert!(matches!(
-        placement::memory_allocated(&Device::Cuda(3)),
+        placement::memory_allocated(&Device::Cuda(4)),
         Err(Error::DeviceOutOfRange { .. })
     ));
 }
@@ -98,13 +99,16 @@ fn reconfiguring_is_refused_once_set_up() {
     placement::simulated::configure(SPEC).expect("the same spec again is fine");
     let err = placement::simulated::configure("8GiB").unwrap_err();
     assert!(matches!(err, Error::AlreadyInitialized { .. }), "{err}");
-    assert!(err.to_string().contains("\"1GiB,2GiB,64MiB\""), "{err}");
+    assert!(
+        err.to_string().contains("\"1GiB,2GiB,64MiB,48MiB\""),
+        "{err}"
+    );
 }
 
 #[test]
 fn devices_are_listed_with_their_memory() {
     gpus();
-    assert_eq!(placement::device_count().unwrap(), 3);
+    assert_eq!(placement::device_count().unwrap(), 4);
     let devices = placement::devices().unwrap();
     let listed: Vec<_> = devices
         .iter()
@@ -116,6 +120,7 @@ fn devices_are_listed_with_their_memory() {
             (Device::Cuda(0), "simulated GPU 0 (1.0 GiB)", GIB),
             (Device::Cuda(1), "simulated GPU 1 (2.0 GiB)", 2 * GIB),
             (Device::Cuda(2), "simulated GPU 2 (64.0 MiB)", 64 * MIB),
+            (Device::Cuda(3), "simulated GPU 3 (48.0 MiB)", 48 * MIB),
         ]
     );
     assert!(
@@ -182,8 +187,8 @@ fn memory_is_accounted_and_limited() {
             Error::OutOfMemory {
                 device: gpu,
                 requested: 64 * MIB,
-                free: 56 * MIB,
-                total: 64 * MIB
+                free: Some(56 * MIB),
+                total: Some(64 * MIB)
             }
         );
         assert_eq!(
@@ -208,6 +213,97 @@ fn memory_is_accounted_and_limited() {
     ));
 }
 
+#[test]
+fn constructors_check_the_limit_before_building_data() {
+    gpus();
+    // 4 TiB on a 64 MiB GPU: refused by the limit, before any host buffer is built.
+    let huge = [1 << 40];
+    for result in [
+        Tensor::zeros(&huge, &Device::Cuda(2)),
+        Tensor::ones(&huge, &Device::Cuda(2)),
+        Tensor::randn(&huge, 0, &Device::Cuda(2)),
+    ] {
+        match result.unwrap_err() {
+            Error::OutOfMemory {
+                device,
+                requested,
+                free,
+                total,
+            } => {
+                assert_eq!(
+                    (device, requested, total),
+                    (Device::Cuda(2), 4 << 40, Some(64 * MIB))
+                );
+                assert!(free.is_some_and(|free| free <= 64 * MIB));
+            }
+            other => panic!("{other}"),
+        }
+    }
+    // In release builds 2^62 elements' bytes would wrap to 0 and pass the limit.
+    assert_eq!(
+        Tensor::zeros(&[1 << 62], &Device::Cuda(2)).unwrap_err(),
+        Error::ShapeOverflow {
+            shape: vec![1 << 62]
+        }
+    );
+}
+
+/// Three 16 MiB tensors cannot all fit a 48 MiB GPU beside another 1 MiB.
+#[test]
+fn moves_are_all_or_nothing() {
+    gpus();
+    let gpu = Device::Cuda(3);
+    let _resident = Tensor::zeros(&[256 * 1024], &gpu).unwrap();
+    let before = placement::memory_allocated(&gpu).unwrap();
+    let big = || Tensor::zeros(&[4 * 1024 * 1024], &Device::Cpu).unwrap();
+    let mut weights = vec![big(), big(), big()];
+    let err = weights
+        .move_tensors(&TensorPath::root("weights"), &gpu)
+        .unwrap_err();
+    let Error::Move {
+        path,
+        device,
+        source,
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!((path.as_str(), *device), ("weights[2]", gpu));
+    assert!(matches!(**source, Error::OutOfMemory { .. }), "{source}");
+    assert!(
+        err.to_string().starts_with(
+            "cannot move `weights[2]` to cuda:3, so nothing was moved: out of memory on cuda:3"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        weights.device("weights"),
+        Ok(Some(Device::Cpu)),
+        "nothing moved"
+    );
+    assert_eq!(
+        placement::memory_allocated(&gpu).unwrap(),
+        before,
+        "copies freed"
+    );
+
+    let err = weights[..2]
+        .to_vec()
+        .to_device(&Device::Cuda(9))
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "cannot move `self[0]` to cuda:9, so nothing was moved: cuda:9 does not exist"
+        ),
+        "{err}"
+    );
+    weights.truncate(2);
+    weights
+        .move_tensors(&TensorPath::root("weights"), &gpu)
+        .unwrap();
+    assert_eq!(weights.device("weights"), Ok(Some(gpu)));
+}
+
 /// Runs `body` on a fresh thread, so that thread-local state starts clean.
 fn on_new_thread(body: impl FnOnce() + Send + 'static) {
     std::thread::spawn(body)
@@ -219,14 +315,17 @@ fn on_new_thread(body: impl FnOnce() + Send + 'static) {
 fn current_device_is_per_thread() {
     gpus();
     on_new_thread(|| {
-        assert_eq!(implicit::default_device(), Device::Cuda(0));
-        assert_eq!(implicit::current_device(), Device::Cuda(0));
+        assert_eq!(implicit::default_device(), Ok(Device::Cuda(0)));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(0));
         implicit::set_device(Device::Cuda(1)).unwrap();
-        assert_eq!(implicit::current_device(), Device::Cuda(1));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(1));
         // A new thread starts at the default, not at its parent's device.
-        let child = std::thread::spawn(implicit::current_device).join().unwrap();
+        let child = std::thread::spawn(implicit::current_device)
+            .join()
+            .unwrap()
+            .unwrap();
         assert_eq!(child, Device::Cuda(0));
-        assert_eq!(implicit::current_device(), Device::Cuda(1));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(1));
     });
 }
 
@@ -236,9 +335,9 @@ fn set_device_rejects_missing_gpus() {
     on_new_thread(|| {
         let err = implicit::set_device(Device::Cuda(9)).unwrap_err();
         assert!(matches!(err, Error::DeviceOutOfRange { .. }), "{err}");
-        assert_eq!(implicit::current_device(), Device::Cuda(0));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(0));
         assert!(DeviceGuard::new(Device::Cuda(9)).is_err());
-        assert_eq!(implicit::current_device(), Device::Cuda(0));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(0));
     });
 }
 
@@ -249,14 +348,14 @@ fn guards_restore_the_previous_device() {
         implicit::set_device(Device::Cuda(1)).unwrap();
         {
             let _outer = DeviceGuard::new(Device::Cpu).unwrap();
-            assert_eq!(implicit::current_device(), Device::Cpu);
+            assert_eq!(implicit::current_device().unwrap(), Device::Cpu);
             {
                 let _inner = DeviceGuard::new(Device::Cuda(2)).unwrap();
-                assert_eq!(implicit::current_device(), Device::Cuda(2));
+                assert_eq!(implicit::current_device().unwrap(), Device::Cuda(2));
             }
-            assert_eq!(implicit::current_device(), Device::Cpu);
+            assert_eq!(implicit::current_device().unwrap(), Device::Cpu);
         }
-        assert_eq!(implicit::current_device(), Device::Cuda(1));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(1));
     });
 }
 
@@ -266,11 +365,11 @@ fn guards_restore_on_panic() {
     on_new_thread(|| {
         let unwound = std::panic::catch_unwind(|| {
             let _guard = DeviceGuard::new(Device::Cuda(1)).unwrap();
-            assert_eq!(implicit::current_device(), Device::Cuda(1));
+            assert_eq!(implicit::current_device().unwrap(), Device::Cuda(1));
             panic!("fails while cuda:1 is current");
         });
         assert!(unwound.is_err());
-        assert_eq!(implicit::current_device(), Device::Cuda(0));
+        assert_eq!(implicit::current_device().unwrap(), Device::Cuda(0));
     });
 }
 

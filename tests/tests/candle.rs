@@ -3,7 +3,7 @@
 //! them with the runtime's simulated GPUs gives the mismatches.
 
 use candle_core::{DType, Tensor};
-use placement::{Device, DeviceMismatch, Placed, device_check};
+use placement::{Device, DeviceCheckError, Placed, device_check};
 
 #[derive(Clone, Debug, Placed)]
 struct Linear {
@@ -20,7 +20,7 @@ impl Linear {
         })
     }
 
-    /// candle's own error type has no `From<DeviceMismatch>`: a mismatch panics.
+    /// candle's own error type has no `From<DeviceCheckError>`: a mismatch panics.
     #[device_check]
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         x.matmul(&self.weight)?.broadcast_add(&self.bias)
@@ -29,12 +29,12 @@ impl Linear {
 
 #[derive(Debug)]
 enum ModelError {
-    Placement(DeviceMismatch),
+    Placement(DeviceCheckError),
 }
 
-impl From<DeviceMismatch> for ModelError {
-    fn from(mismatch: DeviceMismatch) -> Self {
-        ModelError::Placement(mismatch)
+impl From<DeviceCheckError> for ModelError {
+    fn from(error: DeviceCheckError) -> Self {
+        ModelError::Placement(error)
     }
 }
 
@@ -55,16 +55,21 @@ fn candle_models_are_checked_and_moved() {
         model.to_device(&Device::Cpu).unwrap().device("model"),
         Ok(Some(Device::Cpu))
     );
-    // candle was built without CUDA: moving to a GPU is candle's error, reported as such.
+    // candle was built without CUDA: moving to a GPU is candle's error, reported as such, at
+    // the first tensor.
     let err = model.to_device(&Device::Cuda(0)).unwrap_err();
-    assert!(err.to_string().starts_with("candle: "), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot move `self.weight` to cuda:0, so nothing was moved: candle: "),
+        "{err}"
+    );
 
     let cpu_mask = placement::Tensor::ones(&[3], &Device::Cpu).unwrap();
     assert_eq!(mixed(&x, &cpu_mask).unwrap(), 15);
     let gpu_mask = placement::Tensor::ones(&[3], &Device::Cuda(0)).unwrap();
     match mixed(&x, &gpu_mask) {
-        Err(ModelError::Placement(mismatch)) => assert_eq!(
-            mismatch.to_string(),
+        Err(ModelError::Placement(error)) => assert_eq!(
+            error.to_string(),
             "device mismatch in mixed(features, mask): features is on cpu, mask is on cuda:0; \
              move mask with mask.to_device(&Device::Cpu)"
         ),

@@ -1,20 +1,23 @@
 //! The parsed and validated form of a `#[derive(Placed)]` type.
 
 use proc_macro2::TokenStream;
-use syn::{Data, DeriveInput, Fields, Ident, Member};
+use syn::{Data, DeriveInput, Expr, Fields, Ident, Member, Path, Token};
 
 use crate::errors::Errors;
+use crate::type_params::{Mentions, is_param, type_params};
 
 /// A field to visit: how to reach it, and the name it shows in paths.
 pub(super) struct PlacedField {
     pub(super) member: Member,
-    /// Its type, to decide which generic parameters need `Placed`.
     pub(super) ty: syn::Type,
+    /// Whether its type mentions a type parameter that may hold tensors, so that the impl needs
+    /// `ty: Placed`.
+    pub(super) needs_bound: bool,
 }
 
 pub(super) struct Variant {
     pub(super) ident: Ident,
-    /// Every field, with `None` for those skipped, so patterns can bind by position.
+    /// Every field, with `None` for those not visited, so patterns can bind by position.
     pub(super) fields: Vec<Option<PlacedField>>,
     pub(super) named: bool,
 }
@@ -27,18 +30,36 @@ pub(super) enum Shape {
 pub(super) struct PlacedType {
     pub(super) input: DeriveInput,
     pub(super) shape: Shape,
+    /// Where the runtime is: `::placement`, or `#[placed(crate = "...")]`.
+    pub(super) krate: Path,
 }
+
+const FIELD_OPTIONS: &str = "the only option on a field is `#[placed(skip)]`";
 
 /// Whether a field carries `#[placed(skip)]`; other `#[placed(...)]` contents are errors.
 fn skipped(attrs: &[syn::Attribute], errors: &mut Errors) -> bool {
     let mut skip = false;
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("placed")) {
+        if let syn::Meta::List(list) = &attr.meta
+            && list.tokens.is_empty()
+        {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "empty `#[placed()]`: write `#[placed(skip)]`, or remove it; {FIELD_OPTIONS}"
+                ),
+            ));
+            continue;
+        }
         let parsed = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("skip") {
+                if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                    return Err(meta.error("`skip` takes no value: write `#[placed(skip)]`"));
+                }
                 skip = true;
                 Ok(())
             } else {
-                Err(meta.error("unknown `placed` option; the only one is `#[placed(skip)]`"))
+                Err(meta.error(format!("unknown `placed` option; {FIELD_OPTIONS}")))
             }
         });
         if let Err(error) = parsed {
@@ -48,7 +69,35 @@ fn skipped(attrs: &[syn::Attribute], errors: &mut Errors) -> bool {
     skip
 }
 
-fn fields(fields: &Fields, errors: &mut Errors) -> Vec<Option<PlacedField>> {
+/// The `crate` option of `#[placed(...)]` on the type; anything else there is an error.
+fn container(attrs: &[syn::Attribute], errors: &mut Errors) -> Option<Path> {
+    let mut krate = None;
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("placed")) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let value: Expr = meta.value()?.parse()?;
+                krate = Some(crate::crate_path::parse(&value)?);
+                Ok(())
+            } else if meta.path.is_ident("skip") {
+                Err(meta.error("`#[placed(skip)]` goes on fields, not on the type"))
+            } else {
+                Err(meta.error(
+                    "unknown `placed` option on a type; the only one is `#[placed(crate = \"path\")]`",
+                ))
+            }
+        });
+        if let Err(error) = parsed {
+            errors.push(error);
+        }
+    }
+    krate
+}
+
+fn fields(
+    fields: &Fields,
+    params: &[(Ident, bool)],
+    errors: &mut Errors,
+) -> Vec<Option<PlacedField>> {
     fields
         .iter()
         .enumerate()
@@ -57,8 +106,14 @@ fn fields(fields: &Fields, errors: &mut Errors) -> Vec<Option<PlacedField>> {
                 Some(ident) => Member::Named(ident.clone()),
                 None => Member::Unnamed(index.into()),
             };
-            (!skipped(&field.attrs, errors)).then(|| PlacedField {
+            // A callable (a type parameter bounded by `Fn`) is opaque: there is nothing to visit.
+            let callable = params
+                .iter()
+                .any(|(param, callable)| *callable && is_param(&field.ty, param));
+            let skip = skipped(&field.attrs, errors);
+            (!skip && !callable).then(|| PlacedField {
                 member,
+                needs_bound: Mentions::of(&field.ty, params).hides_tensors(params),
                 ty: field.ty.clone(),
             })
         })
@@ -69,19 +124,11 @@ impl PlacedType {
     pub(super) fn parse(input: TokenStream) -> syn::Result<PlacedType> {
         let input: DeriveInput = syn::parse2(input)?;
         let mut errors = Errors::default();
-        for attr in input
-            .attrs
-            .iter()
-            .filter(|attr| attr.path().is_ident("placed"))
-        {
-            errors.push(syn::Error::new_spanned(
-                attr,
-                "`#[placed(...)]` goes on fields: `#[placed(skip)]`",
-            ));
-        }
+        let krate = container(&input.attrs, &mut errors);
+        let params = type_params(&input.generics);
         let shape = match &input.data {
             Data::Struct(data) => Shape::Struct(
-                fields(&data.fields, &mut errors)
+                fields(&data.fields, &params, &mut errors)
                     .into_iter()
                     .flatten()
                     .collect(),
@@ -91,7 +138,7 @@ impl PlacedType {
                     .iter()
                     .map(|variant| Variant {
                         ident: variant.ident.clone(),
-                        fields: fields(&variant.fields, &mut errors),
+                        fields: fields(&variant.fields, &params, &mut errors),
                         named: matches!(variant.fields, Fields::Named(_)),
                     })
                     .collect(),
@@ -105,6 +152,10 @@ impl PlacedType {
             }
         };
         errors.finish()?;
-        Ok(PlacedType { input, shape })
+        Ok(PlacedType {
+            input,
+            shape,
+            krate: krate.unwrap_or_else(crate::crate_path::default),
+        })
     }
 }

@@ -1,8 +1,13 @@
 //! The backends behind [`Device`]: the CPU, simulated GPUs and real GPUs, and the process-wide
 //! choice between simulated and real GPUs.
 //!
-//! Storage is an enum over the two kinds of memory (host and CUDA); tensors call into it only
-//! after [`crate::Tensor`] has checked, in one place, that operands share a device.
+//! Each backend implements two crate-private traits, as candle's `BackendDevice` and
+//! `BackendStorage`: [`BackendDevice`] for a device (allocation, transfers, statistics, events)
+//! and [`BackendStorage`] for the data it holds (the kernels). [`Backend`], [`Storage`] and
+//! [`Event`] are enums over the backends, dispatched in the three macros below: adding a backend
+//! means a variant in each and the two trait impls. Tensors call in only after
+//! [`crate::Tensor`] has checked, in one place, that operands share a device; where storages of
+//! two backends still meet, the result is an error, not a panic.
 
 pub(crate) mod cuda;
 pub(crate) mod host;
@@ -10,10 +15,14 @@ pub mod simulated;
 
 use std::env::{self, VarError};
 use std::sync::{LazyLock, OnceLock};
+use std::time::Instant;
+
+use cudarc::driver::CudaEvent;
 
 use self::cuda::{CudaGpu, CudaGpus, CudaStorage};
 use self::host::{HostBackend, HostStorage};
 use crate::memory::Tracker;
+use crate::shape::Len;
 use crate::{Device, Error, Result, TransferMode};
 
 pub(crate) const VISIBLE_DEVICES_VAR: &str = "CUDA_VISIBLE_DEVICES";
@@ -38,12 +47,59 @@ impl BinaryOp {
     }
 }
 
-/// The dimensions of a row-major `m×k · k×n` product.
+/// The dimensions of a row-major `m×k · k×n` product, and its element count `m·n`, checked by
+/// the caller.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Matmul {
     pub(crate) m: usize,
     pub(crate) k: usize,
     pub(crate) n: usize,
+    pub(crate) len: Len,
+}
+
+/// A device of one backend.
+pub(crate) trait BackendDevice: 'static {
+    type Storage: BackendStorage;
+    type Event;
+
+    fn tracker(&self) -> &Tracker;
+    /// Free and total bytes.
+    fn mem_get_info(&self) -> Result<(u64, u64)>;
+    fn name(&self) -> Result<String>;
+    /// `(major, minor)` where the device has one.
+    fn compute_capability(&self) -> Result<Option<(u32, u32)>>;
+    /// Waits until all work queued on the device is done.
+    fn synchronize(&self) -> Result<()>;
+
+    fn zeros(&'static self, len: Len) -> Result<Self::Storage>;
+    fn upload(&'static self, data: &[f32], mode: TransferMode) -> Result<Self::Storage>;
+    /// Storage that `fill` writes, `len` elements appended to an empty host buffer. The device's
+    /// memory is reserved before the host buffer, and the host buffer fallibly.
+    fn generate(&'static self, len: Len, fill: impl FnOnce(&mut Vec<f32>))
+    -> Result<Self::Storage>;
+    /// Like [`BackendDevice::upload`], but a host device keeps `data` without copying it.
+    fn upload_owned(&'static self, data: Vec<f32>) -> Result<Self::Storage>;
+
+    /// Marks the point after all work queued so far.
+    fn record_event(&self) -> Result<Self::Event>;
+    /// Milliseconds from `start` to `end`, waiting for `end`.
+    fn elapsed_ms(&self, start: &Self::Event, end: &Self::Event) -> Result<f32>;
+}
+
+/// Tensor data on one backend: the kernels. Operands of two-operand kernels are on the device
+/// of `self` (checked before the call).
+pub(crate) trait BackendStorage: Sized {
+    fn device(&self) -> Device;
+    /// The elements, where they are host memory already and can be read without a copy.
+    fn host_data(&self) -> Option<&[f32]>;
+    fn download(&self, mode: TransferMode) -> Result<Vec<f32>>;
+    fn binary(&self, op: BinaryOp, rhs: &Self) -> Result<Self>;
+    fn matmul(&self, rhs: &Self, dims: Matmul) -> Result<Self>;
+    /// `max(x, 0)` as PyTorch computes it: NaN stays NaN and `-0.0` stays `-0.0`.
+    fn relu(&self) -> Result<Self>;
+    /// The sum as a one-element storage, with `+0.0` as the identity, as PyTorch's: an empty
+    /// sum is `+0.0`, and so is a sum of `-0.0`s.
+    fn sum(&self) -> Result<Self>;
 }
 
 /// The GPUs of this process, chosen once: simulated when configured, else real when the driver
@@ -114,6 +170,67 @@ pub(crate) enum Backend {
     Cuda(&'static CudaGpu),
 }
 
+/// Tensor data on one backend.
+#[derive(Debug)]
+pub(crate) enum Storage {
+    Host(HostStorage),
+    Cuda(CudaStorage),
+}
+
+/// A point in a device's stream of work.
+#[derive(Debug)]
+pub(crate) enum Event {
+    Host(Instant),
+    Cuda(CudaEvent),
+}
+
+/// `$body` with `$device` bound to whichever backend's device `$backend` is; with `wrap`, its
+/// `Ok` value is wrapped in that enum's variant of the same backend ([`Storage`], [`Event`]).
+macro_rules! on_backend {
+    ($backend:expr, |$device:ident| $body:expr) => {
+        match $backend {
+            Backend::Host($device) => $body,
+            Backend::Cuda($device) => $body,
+        }
+    };
+    ($backend:expr, |$device:ident| $body:expr, wrap $wrap:ident) => {
+        match $backend {
+            Backend::Host($device) => $body.map($wrap::Host),
+            Backend::Cuda($device) => $body.map($wrap::Cuda),
+        }
+    };
+}
+
+/// `$body` with `$storage` bound to whichever backend's storage `$value` is.
+macro_rules! on_storage {
+    ($value:expr, |$storage:ident| $body:expr) => {
+        match $value {
+            Storage::Host($storage) => $body,
+            Storage::Cuda($storage) => $body,
+        }
+    };
+}
+
+/// `$body` with both storages bound, when they are on one device (and so of one backend); else
+/// the op's device mismatch, as [`crate::Tensor`] reports it before calling in.
+macro_rules! on_storages {
+    ($op:expr, $lhs:expr, $rhs:expr, |$a:ident, $b:ident| $body:expr) => {
+        match ($lhs, $rhs) {
+            (Storage::Host($a), Storage::Host($b)) if $a.device() == $b.device() => {
+                $body.map(Storage::Host)
+            }
+            (Storage::Cuda($a), Storage::Cuda($b)) if $a.device() == $b.device() => {
+                $body.map(Storage::Cuda)
+            }
+            (lhs, rhs) => Err(Error::DeviceMismatch {
+                op: $op,
+                lhs: lhs.device(),
+                rhs: rhs.device(),
+            }),
+        }
+    };
+}
+
 pub(crate) fn get(device: &Device) -> Result<Backend> {
     let Device::Cuda(ordinal) = *device else {
         return Ok(Backend::Host(&CPU));
@@ -135,110 +252,6 @@ pub(crate) fn get(device: &Device) -> Result<Backend> {
     }
 }
 
-pub(crate) fn tracker(device: &Device) -> Result<&'static Tracker> {
-    Ok(match get(device)? {
-        Backend::Host(host) => host.tracker(),
-        Backend::Cuda(gpu) => gpu.tracker(),
-    })
-}
-
-pub(crate) fn mem_get_info(device: &Device) -> Result<(u64, u64)> {
-    if !device.is_cuda() {
-        return Err(Error::NotAGpu { op: "mem_get_info" });
-    }
-    match get(device)? {
-        Backend::Host(host) => {
-            let tracker = host.tracker();
-            let total = tracker.limit().unwrap_or(u64::MAX);
-            Ok((total.saturating_sub(tracker.allocated()), total))
-        }
-        Backend::Cuda(gpu) => gpu.mem_get_info(),
-    }
-}
-
-/// Waits until all work queued on `device` is done (like `torch.cuda.synchronize`). Host
-/// devices compute synchronously, so for them this only checks that the device exists.
-pub fn synchronize(device: &Device) -> Result<()> {
-    match get(device)? {
-        Backend::Host(_) => Ok(()),
-        Backend::Cuda(gpu) => gpu.synchronize(),
-    }
-}
-
-impl Backend {
-    pub(crate) fn upload(self, data: &[f32], mode: TransferMode) -> Result<Storage> {
-        Ok(match self {
-            Backend::Host(host) => Storage::Host(host.upload(data)?),
-            Backend::Cuda(gpu) => Storage::Cuda(gpu.upload(data, mode)?),
-        })
-    }
-
-    /// Like [`Backend::upload`], but a host device keeps `data` without copying it.
-    pub(crate) fn upload_owned(self, data: Vec<f32>) -> Result<Storage> {
-        Ok(match self {
-            Backend::Host(host) => Storage::Host(host.upload_owned(data)?),
-            Backend::Cuda(gpu) => Storage::Cuda(gpu.upload(&data, TransferMode::Pageable)?),
-        })
-    }
-
-    pub(crate) fn zeros(self, len: usize) -> Result<Storage> {
-        Ok(match self {
-            Backend::Host(host) => Storage::Host(host.zeros(len)?),
-            Backend::Cuda(gpu) => Storage::Cuda(gpu.zeros(len)?),
-        })
-    }
-}
-
-/// Tensor data on one backend.
-#[derive(Debug)]
-pub(crate) enum Storage {
-    Host(HostStorage),
-    Cuda(CudaStorage),
-}
-
-/// Applies the same method to two storages of one backend. Operands reach here only after the
-/// device check, so they always share a backend.
-macro_rules! same_backend {
-    ($lhs:expr, $rhs:expr, |$a:ident, $b:ident| $body:expr) => {
-        match ($lhs, $rhs) {
-            (Storage::Host($a), Storage::Host($b)) => Storage::Host($body?),
-            (Storage::Cuda($a), Storage::Cuda($b)) => Storage::Cuda($body?),
-            _ => unreachable!("operands on different backends passed the device check"),
-        }
-    };
-}
-
-impl Storage {
-    pub(crate) fn download(&self, mode: TransferMode) -> Result<Vec<f32>> {
-        match self {
-            Storage::Host(host) => Ok(host.data.clone()),
-            Storage::Cuda(cuda) => cuda.download(mode),
-        }
-    }
-
-    pub(crate) fn binary(&self, op: BinaryOp, rhs: &Storage) -> Result<Storage> {
-        Ok(same_backend!(self, rhs, |a, b| a.binary(op, b)))
-    }
-
-    pub(crate) fn matmul(&self, rhs: &Storage, dims: Matmul) -> Result<Storage> {
-        Ok(same_backend!(self, rhs, |a, b| a.matmul(b, dims)))
-    }
-
-    pub(crate) fn relu(&self) -> Result<Storage> {
-        Ok(match self {
-            Storage::Host(host) => Storage::Host(host.relu()?),
-            Storage::Cuda(cuda) => Storage::Cuda(cuda.relu()?),
-        })
-    }
-
-    pub(crate) fn sum(&self) -> Result<Storage> {
-        Ok(match self {
-            Storage::Host(host) => Storage::Host(host.sum()?),
-            Storage::Cuda(cuda) => Storage::Cuda(cuda.sum()?),
-        })
-    }
-}
-
 /// Checks that `device` exists, without setting it up.
 pub(crate) fn check(device: &Device) -> Result<()> {
     let Device::Cuda(ordinal) = *device else {
@@ -254,5 +267,157 @@ pub(crate) fn check(device: &Device) -> Result<()> {
             count: gpus.count(),
         }),
         _ => Ok(()),
+    }
+}
+
+/// The memory counters of the devices set up so far, without setting up any other.
+pub(crate) fn set_up_trackers() -> Vec<&'static Tracker> {
+    let mut trackers = vec![CPU.tracker()];
+    match GPUS.get() {
+        Some(Ok(Gpus::Simulated { gpus, .. })) => {
+            trackers.extend(gpus.iter().map(BackendDevice::tracker));
+        }
+        Some(Ok(Gpus::Cuda(gpus))) => {
+            trackers.extend(gpus.set_up().map(BackendDevice::tracker));
+        }
+        Some(Ok(Gpus::Absent { .. }) | Err(_)) | None => {}
+    }
+    trackers
+}
+
+pub(crate) fn tracker(device: &Device) -> Result<&'static Tracker> {
+    Ok(on_backend!(get(device)?, |backend| backend.tracker()))
+}
+
+pub(crate) fn mem_get_info(device: &Device) -> Result<(u64, u64)> {
+    if !device.is_cuda() {
+        return Err(Error::NotAGpu { op: "mem_get_info" });
+    }
+    on_backend!(get(device)?, |backend| backend.mem_get_info())
+}
+
+/// Waits until all work queued on `device` is done (like `torch.cuda.synchronize`). Host
+/// devices compute synchronously, so for them this only checks that the device exists.
+pub fn synchronize(device: &Device) -> Result<()> {
+    on_backend!(get(device)?, |backend| backend.synchronize())
+}
+
+impl Backend {
+    pub(crate) fn name(self) -> Result<String> {
+        on_backend!(self, |backend| backend.name())
+    }
+
+    pub(crate) fn compute_capability(self) -> Result<Option<(u32, u32)>> {
+        on_backend!(self, |backend| backend.compute_capability())
+    }
+
+    pub(crate) fn zeros(self, len: Len) -> Result<Storage> {
+        on_backend!(self, |backend| backend.zeros(len), wrap Storage)
+    }
+
+    pub(crate) fn upload(self, data: &[f32], mode: TransferMode) -> Result<Storage> {
+        on_backend!(self, |backend| backend.upload(data, mode), wrap Storage)
+    }
+
+    pub(crate) fn generate(self, len: Len, fill: impl FnOnce(&mut Vec<f32>)) -> Result<Storage> {
+        on_backend!(self, |backend| backend.generate(len, fill), wrap Storage)
+    }
+
+    pub(crate) fn upload_owned(self, data: Vec<f32>) -> Result<Storage> {
+        on_backend!(self, |backend| backend.upload_owned(data), wrap Storage)
+    }
+
+    pub(crate) fn record_event(self) -> Result<Event> {
+        on_backend!(self, |backend| backend.record_event(), wrap Event)
+    }
+
+    /// `None` when the events are not of this backend.
+    pub(crate) fn elapsed_ms(self, start: &Event, end: &Event) -> Option<Result<f32>> {
+        match (self, start, end) {
+            (Backend::Host(host), Event::Host(start), Event::Host(end)) => {
+                Some(host.elapsed_ms(start, end))
+            }
+            (Backend::Cuda(gpu), Event::Cuda(start), Event::Cuda(end)) => {
+                Some(gpu.elapsed_ms(start, end))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Storage {
+    pub(crate) fn device(&self) -> Device {
+        on_storage!(self, |storage| storage.device())
+    }
+
+    pub(crate) fn download(&self, mode: TransferMode) -> Result<Vec<f32>> {
+        on_storage!(self, |storage| storage.download(mode))
+    }
+
+    /// A copy on `target`'s device: straight from host memory where the data is there, through
+    /// a download otherwise.
+    pub(crate) fn copy_to(&self, target: Backend, mode: TransferMode) -> Result<Storage> {
+        match on_storage!(self, |storage| storage.host_data()) {
+            Some(data) => target.upload(data, mode),
+            None => target.upload_owned(self.download(mode)?),
+        }
+    }
+
+    pub(crate) fn binary(&self, op: BinaryOp, rhs: &Storage) -> Result<Storage> {
+        on_storages!(op.name(), self, rhs, |a, b| a.binary(op, b))
+    }
+
+    pub(crate) fn matmul(&self, rhs: &Storage, dims: Matmul) -> Result<Storage> {
+        on_storages!("matmul", self, rhs, |a, b| a.matmul(b, dims))
+    }
+
+    pub(crate) fn relu(&self) -> Result<Storage> {
+        on_storage!(self, |storage| storage.relu().map(Storage::from))
+    }
+
+    pub(crate) fn sum(&self) -> Result<Storage> {
+        on_storage!(self, |storage| storage.sum().map(Storage::from))
+    }
+}
+
+impl From<HostStorage> for Storage {
+    fn from(storage: HostStorage) -> Storage {
+        Storage::Host(storage)
+    }
+}
+
+impl From<CudaStorage> for Storage {
+    fn from(storage: CudaStorage) -> Storage {
+        Storage::Cuda(storage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storages_of_two_devices_meet_in_an_error() {
+        simulated::configure("1MiB").unwrap();
+        let len = Len::of_slice(&[0.0]);
+        let cpu = get(&Device::Cpu).unwrap().zeros(len).unwrap();
+        let gpu = get(&Device::Cuda(0)).unwrap().zeros(len).unwrap();
+        let mismatch = |op| Error::DeviceMismatch {
+            op,
+            lhs: Device::Cpu,
+            rhs: Device::Cuda(0),
+        };
+        assert_eq!(
+            cpu.binary(BinaryOp::Add, &gpu).unwrap_err(),
+            mismatch("add")
+        );
+        let dims = Matmul {
+            m: 1,
+            k: 1,
+            n: 1,
+            len,
+        };
+        assert_eq!(cpu.matmul(&gpu, dims).unwrap_err(), mismatch("matmul"));
+        assert!(cpu.binary(BinaryOp::Add, &cpu).is_ok());
     }
 }

@@ -3,7 +3,10 @@
 //!
 //! Set `PLACEMENT_SIMULATED_GPUS=24GiB,24GiB,80GiB` in the environment, or call [`configure`]
 //! before the process first touches a device. `CUDA_VISIBLE_DEVICES` is honoured as the CUDA
-//! driver does: the listed physical GPUs are renumbered from 0 in the order given.
+//! driver does: the listed physical GPUs are renumbered from 0 in the order given, and a negative
+//! entry ends the list, so `-1` hides every GPU. Where the driver would quietly drop the rest of
+//! the list (an entry that is not an ordinal, such as a UUID or MIG id, one past the last GPU, or
+//! one listed twice), the simulation reports the value as malformed instead.
 
 use std::str::FromStr;
 
@@ -107,8 +110,9 @@ fn parse_sizes(spec: &str) -> Result<Vec<u64>> {
 
 /// A `CUDA_VISIBLE_DEVICES` value → the physical ordinals visible, in their new order.
 ///
-/// The driver silently drops everything from the first invalid entry on; that is almost always a
-/// mistake, so here it is an error that names the entry.
+/// As with the driver, a negative entry ends the list (`-1` hides every GPU, `1,-1,0` shows only
+/// GPU 1). The driver also silently drops everything from the first invalid entry on; that is
+/// almost always a mistake, so here it is an error that names the entry.
 fn parse_visible(value: &str, physical: usize) -> Result<Vec<usize>> {
     if value.trim().is_empty() {
         return Ok(Vec::new());
@@ -116,15 +120,27 @@ fn parse_visible(value: &str, physical: usize) -> Result<Vec<usize>> {
     let mut order: Vec<usize> = Vec::new();
     for entry in value.split(',').map(str::trim) {
         let bad = |why: String| config_error(VISIBLE_DEVICES_VAR, value, why);
-        let ordinal: usize = entry.parse().map_err(|_| {
-            bad(format!(
-                "{entry:?} is not a GPU ordinal; simulated GPUs are named by ordinal only \
-                 (no UUIDs or MIG ids), for example `CUDA_VISIBLE_DEVICES=1,0`"
-            ))
-        })?;
+        let digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        if entry.strip_prefix('-').is_some_and(digits) {
+            break;
+        }
+        let ordinal = Some(entry)
+            .filter(|entry| digits(entry))
+            .and_then(|entry| entry.parse::<usize>().ok())
+            .ok_or_else(|| {
+                bad(format!(
+                    "{entry:?} is not a GPU ordinal; simulated GPUs are named by ordinal only \
+                     (no UUIDs or MIG ids), for example `CUDA_VISIBLE_DEVICES=1,0`, and `-1` \
+                     hides them all"
+                ))
+            })?;
         if ordinal >= physical {
+            let defined = match physical {
+                1 => "1 GPU".to_owned(),
+                n => format!("{n} GPUs"),
+            };
             return Err(bad(format!(
-                "GPU {ordinal} does not exist: {SIMULATED_GPUS_VAR} defines {physical} GPU(s)"
+                "GPU {ordinal} does not exist: {SIMULATED_GPUS_VAR} defines {defined}"
             )));
         }
         if order.contains(&ordinal) {
@@ -138,6 +154,7 @@ fn parse_visible(value: &str, physical: usize) -> Result<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::BackendDevice;
 
     const GIB: u64 = 1 << 30;
 
@@ -178,8 +195,20 @@ mod tests {
         };
         assert_eq!(gpus.len(), 2);
         assert_eq!(gpus[0].tracker().limit(), Some(3 * GIB));
-        assert_eq!(gpus[0].name, "simulated GPU 2 (3.0 GiB)");
+        assert_eq!(gpus[0].name().unwrap(), "simulated GPU 2 (3.0 GiB)");
         assert_eq!(gpus[1].tracker().limit(), Some(GIB));
+    }
+
+    #[test]
+    fn a_negative_entry_ends_the_list_as_in_the_driver() {
+        assert_eq!(parse_visible("-1", 3).unwrap(), Vec::<usize>::new());
+        assert_eq!(parse_visible(" -1 ", 3).unwrap(), Vec::<usize>::new());
+        assert_eq!(parse_visible("1,-1,0", 3).unwrap(), vec![1]);
+        assert_eq!(parse_visible("2,-7,not-read", 3).unwrap(), vec![2]);
+        let Gpus::Simulated { gpus, .. } = from_spec("1GiB,2GiB", Some("-1")).unwrap() else {
+            panic!("expected simulated GPUs")
+        };
+        assert!(gpus.is_empty());
     }
 
     #[test]
@@ -188,7 +217,8 @@ mod tests {
             ("0,5", "GPU 5 does not exist"),
             ("0,0", "listed twice"),
             ("GPU-8f6c", "is not a GPU ordinal"),
-            ("-1", "is not a GPU ordinal"),
+            ("+1", "is not a GPU ordinal"),
+            ("-x", "is not a GPU ordinal"),
         ] {
             let msg = parse_visible(value, 2).unwrap_err().to_string();
             assert!(

@@ -19,6 +19,8 @@ macro_rules! device_suite {
         #[test] $(#[$attr])* fn host_round_trips_keep_data() { $setup; common::host_round_trips_keep_data(&$device) }
         #[test] $(#[$attr])* fn empty_tensors_work() { $setup; common::empty_tensors_work(&$device) }
         #[test] $(#[$attr])* fn events_time_work() { $setup; common::events_time_work(&$device) }
+        #[test] $(#[$attr])* fn relu_and_sum_follow_pytorch() { $setup; common::relu_and_sum_follow_pytorch(&$device) }
+        #[test] $(#[$attr])* fn huge_shapes_are_errors() { $setup; common::huge_shapes_are_errors(&$device) }
     };
 }
 
@@ -147,8 +149,11 @@ pub fn constructors_fill_and_check(device: &Device) {
         err.to_string(),
         "shape [3, 2] holds 6 elements, but 4 were given"
     );
-    let err = Tensor::zeros(&[usize::MAX, 2], device).unwrap_err();
-    assert!(matches!(err, Error::ShapeOverflow { .. }), "{err}");
+    let err = Tensor::from_slice(&data, &[1], device).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "shape [1] holds 1 element, but 4 were given"
+    );
 }
 
 pub fn shape_errors_name_the_op(device: &Device) {
@@ -192,7 +197,8 @@ pub fn empty_tensors_work(device: &Device) {
     let empty = Tensor::zeros(&[0, 4], device).unwrap();
     assert_eq!(empty.to_vec().unwrap(), Vec::<f32>::new());
     assert_eq!(empty.add(&empty).unwrap().shape(), &[0, 4]);
-    assert_eq!(empty.sum().unwrap().to_vec().unwrap(), vec![0.0]);
+    let sum = empty.sum().unwrap().to_vec().unwrap();
+    assert_eq!(sum[0].to_bits(), 0.0f32.to_bits(), "an empty sum is +0.0");
     let b = Tensor::zeros(&[4, 3], device).unwrap();
     assert_eq!(empty.matmul(&b).unwrap().shape(), &[0, 3]);
     let k0 = Tensor::zeros(&[2, 0], device)
@@ -210,6 +216,111 @@ pub fn events_time_work(device: &Device) {
     assert!(ms >= 0.0, "{ms}");
     assert_eq!(end.device(), *device);
     placement::synchronize(device).unwrap();
+
+    // Events of two devices have their own error, not a tensor op's.
+    let other = if device.is_cuda() {
+        Device::Cpu
+    } else {
+        Device::Cuda(0)
+    };
+    if let Ok(elsewhere) = placement::timing::Event::record(&other) {
+        let err = start.elapsed_ms(&elsewhere).unwrap_err();
+        assert_eq!(
+            err,
+            Error::EventDevices {
+                start: *device,
+                end: other
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the events mark different devices: the start is on {device}, the end on \
+                 {other}; record both events on the device whose work you time"
+            )
+        );
+    }
+}
+
+/// Bit patterns, so that `-0.0` and `+0.0` differ and NaN equals NaN.
+fn bits(values: &[f32]) -> Vec<u32> {
+    values.iter().map(|value| value.to_bits()).collect()
+}
+
+/// NaN, signed zeros and empty sums as PyTorch computes them: `relu` is `clamp_min(x, 0)`,
+/// which keeps NaN and `-0.0`, and a sum starts from `+0.0`.
+pub fn relu_and_sum_follow_pytorch(device: &Device) {
+    let nan = f32::NAN;
+    let x = Tensor::from_slice(
+        &[nan, -0.0, 0.0, -1.5, 2.5, f32::NEG_INFINITY, f32::INFINITY],
+        &[7],
+        device,
+    )
+    .unwrap();
+    assert_eq!(
+        bits(&x.relu().unwrap().to_vec().unwrap()),
+        bits(&[nan, -0.0, 0.0, 0.0, 2.5, 0.0, f32::INFINITY])
+    );
+    let sum = |values: &[f32]| {
+        let t = Tensor::from_slice(values, &[values.len()], device).unwrap();
+        t.sum().unwrap().to_vec().unwrap()[0]
+    };
+    assert_eq!(sum(&[]).to_bits(), 0.0f32.to_bits(), "empty");
+    assert_eq!(sum(&[-0.0, -0.0]).to_bits(), 0.0f32.to_bits(), "-0.0s");
+    assert!(sum(&[1.0, nan, 2.0]).is_nan());
+    assert_eq!(sum(&[f32::INFINITY, 1.0]), f32::INFINITY);
+}
+
+/// Shapes too large to address are `ShapeOverflow` whatever the order of their dimensions, and
+/// allocations the device cannot hold are `OutOfMemory`: never an abort or a panic.
+pub fn huge_shapes_are_errors(device: &Device) {
+    let overflow = |shape: &[usize]| Error::ShapeOverflow {
+        shape: shape.to_vec(),
+    };
+    for shape in [
+        &[usize::MAX / 2][..],
+        &[1 << 62],
+        &[usize::MAX, 2],
+        &[2, usize::MAX],
+    ] {
+        assert_eq!(Tensor::zeros(shape, device).unwrap_err(), overflow(shape));
+        assert_eq!(Tensor::ones(shape, device).unwrap_err(), overflow(shape));
+        assert_eq!(
+            Tensor::randn(shape, 0, device).unwrap_err(),
+            overflow(shape)
+        );
+        assert_eq!(
+            Tensor::from_slice(&[1.0], shape, device).unwrap_err(),
+            overflow(shape)
+        );
+    }
+    // A zero dimension holds nothing, in any order.
+    for shape in [&[0, usize::MAX, 2][..], &[usize::MAX, 2, 0]] {
+        let empty = Tensor::zeros(shape, device).unwrap();
+        assert_eq!((empty.elem_count(), empty.shape()), (0, shape));
+    }
+    // The product's size is checked too.
+    let wide = Tensor::zeros(&[usize::MAX, 0], device).unwrap();
+    let tall = Tensor::zeros(&[0, 2], device).unwrap();
+    assert_eq!(wide.matmul(&tall).unwrap_err(), overflow(&[usize::MAX, 2]));
+    // 4 EiB fits the address arithmetic, and no allocator grants it.
+    let huge = [1 << 60];
+    type Constructor = fn(&[usize], &Device) -> placement::Result<Tensor>;
+    let constructors: [(&str, Constructor); 3] = [
+        ("zeros", Tensor::zeros),
+        ("ones", Tensor::ones),
+        ("randn", |shape, device| Tensor::randn(shape, 0, device)),
+    ];
+    for (name, constructor) in constructors {
+        match constructor(&huge, device).unwrap_err() {
+            Error::OutOfMemory {
+                device: at,
+                requested,
+                ..
+            } => assert_eq!((at, requested), (*device, 1 << 62), "{name}"),
+            other => panic!("{name}: {other}"),
+        }
+    }
 }
 
 /// Operands on two different devices fail, naming the op and both devices, for every op.

@@ -18,12 +18,15 @@ PLACEMENT_BINARY(placement_div, a[i] / b[i])
 extern "C" __global__ void placement_relu(const float* x, float* out, unsigned long long n) {
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
          i += (unsigned long long)blockDim.x * gridDim.x) {
-        out[i] = fmaxf(x[i], 0.0f);
+        // As PyTorch's relu (clamp_min): NaN stays NaN and -0.0 stays -0.0, which fmaxf would
+        // turn into 0.0.
+        out[i] = x[i] < 0.0f ? 0.0f : x[i];
     }
 }
 
 // Each block reduces its share in shared memory, then adds its partial sum to out[0], which the
-// caller zeroes first. The block size must be PLACEMENT_BLOCK.
+// caller zeroes first. The block size must be PLACEMENT_BLOCK. Every sum starts from +0.0, as
+// PyTorch's: an empty sum is +0.0, and so is a sum of -0.0s; NaN propagates.
 #define PLACEMENT_BLOCK 256
 extern "C" __global__ void placement_sum(const float* x, float* out, unsigned long long n) {
     __shared__ float partial[PLACEMENT_BLOCK];

@@ -14,8 +14,9 @@ use cudarc::driver::{
     PinnedHostSlice, PushKernelArg,
 };
 
-use super::{BinaryOp, Gpus, Matmul};
+use super::{BackendDevice, BackendStorage, BinaryOp, Gpus, Matmul};
 use crate::memory::{Allocation, Tracker};
+use crate::shape::{Len, host_buffer};
 use crate::{Device, Error, Result, TransferMode};
 
 const KERNELS: &str = include_str!("kernels.cu");
@@ -72,6 +73,13 @@ impl CudaGpus {
         slot.get_or_init(|| CudaGpu::new(ordinal))
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The GPUs set up so far, without setting up the others.
+    pub(super) fn set_up(&self) -> impl Iterator<Item = &CudaGpu> {
+        self.slots
+            .iter()
+            .filter_map(|slot| slot.get().and_then(|gpu| gpu.as_ref().ok()))
     }
 }
 
@@ -166,71 +174,30 @@ impl CudaGpu {
         })
     }
 
-    pub(crate) fn tracker(&self) -> &Tracker {
-        &self.tracker
-    }
-
-    pub(crate) fn name(&self) -> Result<String> {
-        self.ctx
-            .name()
-            .map_err(|err| driver_error(self.device, "reading the name", err))
-    }
-
-    pub(crate) fn compute_capability(&self) -> Result<(u32, u32)> {
-        let (major, minor) = self
-            .ctx
-            .compute_capability()
-            .map_err(|err| driver_error(self.device, "reading the compute capability", err))?;
-        Ok((major as u32, minor as u32))
-    }
-
-    /// Free and total bytes, as the driver reports them.
-    pub(crate) fn mem_get_info(&self) -> Result<(u64, u64)> {
-        let (free, total) = self
-            .ctx
-            .mem_get_info()
-            .map_err(|err| driver_error(self.device, "reading free memory", err))?;
-        Ok((free as u64, total as u64))
-    }
-
-    pub(crate) fn synchronize(&self) -> Result<()> {
-        self.stream
-            .synchronize()
-            .map_err(|err| driver_error(self.device, "synchronize", err))
-    }
-
-    /// Records a timing event after the work queued so far.
-    pub(crate) fn record_event(&self) -> Result<CudaEvent> {
-        self.stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|err| driver_error(self.device, "recording an event", err))
-    }
-
-    pub(crate) fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32> {
-        let timing = |err| driver_error(self.device, "timing events", err);
-        end.synchronize().map_err(timing)?;
-        start.elapsed_ms(end).map_err(timing)
-    }
-
-    /// Reserves the bytes in the statistics and allocates `len` uninitialised floats.
-    fn alloc(&'static self, len: usize) -> Result<(CudaSlice<f32>, Allocation)> {
-        let bytes = (len * size_of::<f32>()) as u64;
-        let allocation = self.tracker.allocate(bytes)?;
-        let slice = if len == 0 {
+    /// Reserves the bytes in the statistics and allocates storage of `len` uninitialised
+    /// floats.
+    fn alloc(&'static self, len: Len) -> Result<CudaStorage> {
+        let allocation = self.tracker.allocate(len.bytes())?;
+        let slice = if len.get() == 0 {
             self.stream.null()
         } else {
             // SAFETY: every caller writes all `len` elements before the slice is read.
-            unsafe { self.stream.alloc::<f32>(len) }
+            unsafe { self.stream.alloc::<f32>(len.get()) }
         };
-        let slice = slice.map_err(|err| self.alloc_error(err, bytes))?;
-        Ok((slice, allocation))
+        let slice = slice.map_err(|err| self.alloc_error(err, len.bytes()))?;
+        Ok(CudaStorage {
+            slice,
+            len,
+            gpu: self,
+            _allocation: allocation,
+        })
     }
 
     fn alloc_error(&self, err: DriverError, requested: u64) -> Error {
         if err.0 != CUresult::CUDA_ERROR_OUT_OF_MEMORY {
             return driver_error(self.device, "allocating", err);
         }
-        let (free, total) = self.mem_get_info().unwrap_or((0, 0));
+        let (free, total) = self.mem_get_info().ok().unzip();
         Error::OutOfMemory {
             device: self.device,
             requested,
@@ -239,59 +206,46 @@ impl CudaGpu {
         }
     }
 
-    fn storage(&'static self, slice: CudaSlice<f32>, allocation: Allocation) -> CudaStorage {
-        CudaStorage {
-            slice,
-            gpu: self,
-            _allocation: allocation,
-        }
-    }
-
-    pub(crate) fn upload(&'static self, data: &[f32], mode: TransferMode) -> Result<CudaStorage> {
-        let (mut slice, allocation) = self.alloc(data.len())?;
+    fn copy_to_device(
+        &self,
+        data: &[f32],
+        slice: &mut CudaSlice<f32>,
+        mode: TransferMode,
+    ) -> Result<()> {
         let copy = |err| driver_error(self.device, "copying host to device", err);
         match mode {
-            TransferMode::Pageable => self.stream.memcpy_htod(data, &mut slice).map_err(copy)?,
+            TransferMode::Pageable => self.stream.memcpy_htod(data, slice).map_err(copy),
             TransferMode::Pinned => self.with_staging(data.len(), |staging| {
                 staging.copy_from_slice(data);
                 // Passed as a plain slice, page-locked memory is copied by DMA asynchronously;
                 // wait for it before the staging buffer can be reused.
-                self.stream
-                    .memcpy_htod(&*staging, &mut slice)
-                    .map_err(copy)?;
+                self.stream.memcpy_htod(&*staging, slice).map_err(copy)?;
                 self.synchronize()
-            })?,
+            }),
         }
-        Ok(self.storage(slice, allocation))
-    }
-
-    pub(crate) fn zeros(&'static self, len: usize) -> Result<CudaStorage> {
-        let (mut slice, allocation) = self.alloc(len)?;
-        self.stream
-            .memset_zeros(&mut slice)
-            .map_err(|err| driver_error(self.device, "zeroing", err))?;
-        Ok(self.storage(slice, allocation))
     }
 
     /// Runs `f` on the first `len` elements of the pinned staging buffer, growing it if needed.
     fn with_staging<T>(&self, len: usize, f: impl FnOnce(&mut [f32]) -> Result<T>) -> Result<T> {
         let pinned = |err| driver_error(self.device, "allocating pinned host memory", err);
         let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
-        if staging.as_ref().is_none_or(|buffer| buffer.len() < len) {
-            *staging = None;
-            // SAFETY: flags 0 asks for plain page-locked memory; its contents are written
-            // before they are read.
-            *staging = Some(
-                unsafe { self.ctx.alloc_pinned_with_flags::<f32>(len.max(1), 0) }
-                    .map_err(pinned)?,
-            );
-        }
-        let buffer = staging.as_mut().expect("staging buffer allocated above");
+        let buffer = match &mut *staging {
+            Some(buffer) if buffer.len() >= len => buffer,
+            slot => {
+                // The old buffer is freed before a larger one is allocated.
+                *slot = None;
+                // SAFETY: flags 0 asks for plain page-locked memory; its contents are written
+                // before they are read.
+                let fresh = unsafe { self.ctx.alloc_pinned_with_flags::<f32>(len.max(1), 0) };
+                slot.insert(fresh.map_err(pinned)?)
+            }
+        };
         let host = buffer.as_mut_slice().map_err(pinned)?;
         f(&mut host[..len])
     }
 
-    fn launch(&self, func: &CudaFunction, args: LaunchArgsFor<'_>, len: usize) -> Result<()> {
+    fn launch(&self, func: &CudaFunction, args: LaunchArgsFor<'_>, len: Len) -> Result<()> {
+        let len = len.get();
         if len == 0 {
             return Ok(());
         }
@@ -311,6 +265,85 @@ impl CudaGpu {
         unsafe { builder.launch(cfg) }
             .map(drop)
             .map_err(|err| driver_error(self.device, "launching a kernel", err))
+    }
+}
+
+impl BackendDevice for CudaGpu {
+    type Storage = CudaStorage;
+    type Event = CudaEvent;
+
+    fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    /// Free and total bytes, as the driver reports them.
+    fn mem_get_info(&self) -> Result<(u64, u64)> {
+        let (free, total) = self
+            .ctx
+            .mem_get_info()
+            .map_err(|err| driver_error(self.device, "reading free memory", err))?;
+        Ok((free as u64, total as u64))
+    }
+
+    fn name(&self) -> Result<String> {
+        self.ctx
+            .name()
+            .map_err(|err| driver_error(self.device, "reading the name", err))
+    }
+
+    fn compute_capability(&self) -> Result<Option<(u32, u32)>> {
+        let (major, minor) = self
+            .ctx
+            .compute_capability()
+            .map_err(|err| driver_error(self.device, "reading the compute capability", err))?;
+        Ok(Some((major as u32, minor as u32)))
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|err| driver_error(self.device, "synchronize", err))
+    }
+
+    fn zeros(&'static self, len: Len) -> Result<CudaStorage> {
+        let mut out = self.alloc(len)?;
+        self.stream
+            .memset_zeros(&mut out.slice)
+            .map_err(|err| driver_error(self.device, "zeroing", err))?;
+        Ok(out)
+    }
+
+    fn upload(&'static self, data: &[f32], mode: TransferMode) -> Result<CudaStorage> {
+        let mut out = self.alloc(Len::of_slice(data))?;
+        self.copy_to_device(data, &mut out.slice, mode)?;
+        Ok(out)
+    }
+
+    /// Allocates on the GPU first, so that a request the GPU cannot hold fails there, naming it,
+    /// before the host buffer is built.
+    fn generate(&'static self, len: Len, fill: impl FnOnce(&mut Vec<f32>)) -> Result<CudaStorage> {
+        let mut out = self.alloc(len)?;
+        let mut data = host_buffer(len, Device::Cpu)?;
+        fill(&mut data);
+        self.copy_to_device(&data, &mut out.slice, TransferMode::Pageable)?;
+        Ok(out)
+    }
+
+    fn upload_owned(&'static self, data: Vec<f32>) -> Result<CudaStorage> {
+        self.upload(&data, TransferMode::Pageable)
+    }
+
+    /// Records a timing event after the work queued so far.
+    fn record_event(&self) -> Result<CudaEvent> {
+        self.stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|err| driver_error(self.device, "recording an event", err))
+    }
+
+    fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32> {
+        let timing = |err| driver_error(self.device, "timing events", err);
+        end.synchronize().map_err(timing)?;
+        start.elapsed_ms(end).map_err(timing)
     }
 }
 
@@ -335,26 +368,45 @@ fn driver_error(device: Device, op: &'static str, err: DriverError) -> Error {
 #[derive(Debug)]
 pub(crate) struct CudaStorage {
     slice: CudaSlice<f32>,
+    len: Len,
     gpu: &'static CudaGpu,
     _allocation: Allocation,
 }
 
-impl CudaStorage {
-    pub(crate) fn download(&self, mode: TransferMode) -> Result<Vec<f32>> {
+impl BackendStorage for CudaStorage {
+    fn device(&self) -> Device {
+        self.gpu.device
+    }
+
+    fn host_data(&self) -> Option<&[f32]> {
+        None
+    }
+
+    fn download(&self, mode: TransferMode) -> Result<Vec<f32>> {
         let gpu = self.gpu;
+        let len = self.len.get();
         let copy = |err| driver_error(gpu.device, "copying device to host", err);
+        let mut out = host_buffer(self.len, Device::Cpu)?;
         match mode {
-            TransferMode::Pageable => gpu.stream.clone_dtoh(&self.slice).map_err(copy),
-            TransferMode::Pinned => gpu.with_staging(self.slice.len(), |staging| {
+            TransferMode::Pageable => {
+                out.resize(len, 0.0);
+                // To pageable memory the copy has completed when the call returns.
+                gpu.stream
+                    .memcpy_dtoh(&self.slice, &mut out[..])
+                    .map_err(copy)?;
+            }
+            TransferMode::Pinned => gpu.with_staging(len, |staging| {
                 // Asynchronous into page-locked memory: wait before reading it.
                 gpu.stream.memcpy_dtoh(&self.slice, staging).map_err(copy)?;
                 gpu.synchronize()?;
-                Ok(staging.to_vec())
-            }),
+                out.extend_from_slice(staging);
+                Ok(())
+            })?,
         }
+        Ok(out)
     }
 
-    pub(crate) fn binary(&self, op: BinaryOp, rhs: &CudaStorage) -> Result<CudaStorage> {
+    fn binary(&self, op: BinaryOp, rhs: &CudaStorage) -> Result<CudaStorage> {
         let gpu = self.gpu;
         let func = match op {
             BinaryOp::Add => &gpu.kernels.add,
@@ -362,45 +414,43 @@ impl CudaStorage {
             BinaryOp::Mul => &gpu.kernels.mul,
             BinaryOp::Div => &gpu.kernels.div,
         };
-        let len = self.slice.len();
-        let (mut out, allocation) = gpu.alloc(len)?;
+        let mut out = gpu.alloc(self.len)?;
         gpu.launch(
             func,
-            LaunchArgsFor::Binary(&self.slice, &rhs.slice, &mut out),
-            len,
-        )?;
-        Ok(gpu.storage(out, allocation))
-    }
-
-    pub(crate) fn relu(&self) -> Result<CudaStorage> {
-        let gpu = self.gpu;
-        let len = self.slice.len();
-        let (mut out, allocation) = gpu.alloc(len)?;
-        gpu.launch(
-            &gpu.kernels.relu,
-            LaunchArgsFor::Unary(&self.slice, &mut out),
-            len,
-        )?;
-        Ok(gpu.storage(out, allocation))
-    }
-
-    pub(crate) fn sum(&self) -> Result<CudaStorage> {
-        let gpu = self.gpu;
-        let mut out = gpu.zeros(1)?;
-        let len = self.slice.len();
-        gpu.launch(
-            &gpu.kernels.sum,
-            LaunchArgsFor::Unary(&self.slice, &mut out.slice),
-            len,
+            LaunchArgsFor::Binary(&self.slice, &rhs.slice, &mut out.slice),
+            self.len,
         )?;
         Ok(out)
     }
 
-    pub(crate) fn matmul(&self, rhs: &CudaStorage, dims: Matmul) -> Result<CudaStorage> {
+    fn relu(&self) -> Result<CudaStorage> {
         let gpu = self.gpu;
-        let Matmul { m, k, n } = dims;
-        let mut out = gpu.zeros(m * n)?;
-        if m * n == 0 || k == 0 {
+        let mut out = gpu.alloc(self.len)?;
+        gpu.launch(
+            &gpu.kernels.relu,
+            LaunchArgsFor::Unary(&self.slice, &mut out.slice),
+            self.len,
+        )?;
+        Ok(out)
+    }
+
+    fn sum(&self) -> Result<CudaStorage> {
+        let gpu = self.gpu;
+        // Zeroed: `+0.0`, the identity the kernel adds every block's partial sum to.
+        let mut out = gpu.zeros(Len::of_slice(&[0.0]))?;
+        gpu.launch(
+            &gpu.kernels.sum,
+            LaunchArgsFor::Unary(&self.slice, &mut out.slice),
+            self.len,
+        )?;
+        Ok(out)
+    }
+
+    fn matmul(&self, rhs: &CudaStorage, dims: Matmul) -> Result<CudaStorage> {
+        let gpu = self.gpu;
+        let Matmul { m, k, n, len } = dims;
+        let mut out = gpu.zeros(len)?;
+        if len.get() == 0 || k == 0 {
             return Ok(out);
         }
         let int = |x: usize| {

@@ -1,0 +1,151 @@
+//! The grammar of device strings in `expect = "..."`, the same as the runtime's `Device::from_str`
+//! and the linter's (all are tested against `tests/data/device-strings.toml`), with the same
+//! messages, so that a string refused at compile time reads as it would at run time.
+
+/// A device named by a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DeviceName {
+    Cpu,
+    Cuda(usize),
+}
+
+/// The largest GPU ordinal a device string can name: the CUDA driver numbers devices with a C
+/// `int`, and PyTorch's parser stops at the same bound.
+const MAX_ORDINAL: usize = i32::MAX as usize;
+
+/// `cpu`, `cpu:0` or `cuda:N`, lowercase, without whitespace, sign or leading zeros, as PyTorch's
+/// `torch.device` reads them, except that a bare `cuda` is refused because it means "whatever GPU
+/// is current"; else why not.
+pub(crate) fn parse(text: &str) -> Result<DeviceName, String> {
+    match text {
+        "cpu" | "cpu:0" => return Ok(DeviceName::Cpu),
+        "cuda" => {
+            return Err(
+                "`cuda` does not name a device: it means whatever GPU is current; \
+                        write the ordinal, for example `cuda:0`"
+                    .to_owned(),
+            );
+        }
+        "" => {
+            return Err(
+                "an empty string is not a device; write `cpu` or `cuda:N`, for example `cuda:0`"
+                    .to_owned(),
+            );
+        }
+        _ => {}
+    }
+    let trimmed = text.trim();
+    if trimmed != text && parse(trimmed).is_ok() {
+        return Err(format!(
+            "{text:?} has whitespace around it; write `{trimmed}`"
+        ));
+    }
+    if let Some(ordinal) = text.strip_prefix("cuda:") {
+        return parse_ordinal(text, ordinal).map(DeviceName::Cuda);
+    }
+    let lowercase = text.to_ascii_lowercase();
+    if lowercase != text && parse(&lowercase).is_ok() {
+        return Err(format!(
+            "`{text}`: device names are lowercase; write `{lowercase}`"
+        ));
+    }
+    if text.starts_with("cpu:") {
+        return Err(format!(
+            "`{text}`: there is one CPU device, `cpu` (also written `cpu:0`)"
+        ));
+    }
+    Err(format!(
+        "`{text}` is not a device; write `cpu` or `cuda:N`, for example `cuda:0`"
+    ))
+}
+
+fn parse_ordinal(text: &str, digits: &str) -> Result<usize, String> {
+    if digits.is_empty() {
+        return Err(format!(
+            "`{text}` has no GPU ordinal after `cuda:`; write one, for example `cuda:0`"
+        ));
+    }
+    if !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Err(format!(
+            "`{text}`: write the GPU ordinal in plain decimal digits, for example `cuda:0`"
+        ));
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        let significant = digits.trim_start_matches('0');
+        let ordinal = if significant.is_empty() {
+            "0"
+        } else {
+            significant
+        };
+        return Err(format!(
+            "`{text}` has a leading zero; write `cuda:{ordinal}`"
+        ));
+    }
+    match digits.parse::<usize>() {
+        Ok(ordinal) if ordinal <= MAX_ORDINAL => Ok(ordinal),
+        _ => Err(format!(
+            "`{text}` is past {MAX_ORDINAL}, the largest GPU ordinal the CUDA driver can number"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table every parser of this repository follows.
+    fn table() -> toml::Table {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/device-strings.toml"
+        );
+        let text = std::fs::read_to_string(path).expect("the device-string table");
+        text.parse().expect("the table is TOML")
+    }
+
+    fn entries<'a>(table: &'a toml::Table, kind: &str, second: &str) -> Vec<(&'a str, &'a str)> {
+        table[kind]
+            .as_array()
+            .expect("an array of tables")
+            .iter()
+            .map(|entry| {
+                let field = |name: &str| entry[name].as_str().expect("a string field");
+                (field("text"), field(second))
+            })
+            .collect()
+    }
+
+    fn canonical(device: DeviceName) -> String {
+        match device {
+            DeviceName::Cpu => "cpu".to_owned(),
+            DeviceName::Cuda(ordinal) => format!("cuda:{ordinal}"),
+        }
+    }
+
+    #[test]
+    fn accepted_strings_name_their_device() {
+        let table = table();
+        let accepted = entries(&table, "accept", "device");
+        assert!(accepted.len() >= 5, "the table lists the accepted forms");
+        for (text, device) in accepted {
+            let parsed = parse(text).unwrap_or_else(|err| panic!("{text:?} is refused: {err}"));
+            assert_eq!(canonical(parsed), device, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn rejected_strings_say_why() {
+        let table = table();
+        let rejected = entries(&table, "reject", "reason");
+        assert!(rejected.len() >= 10, "the table lists the rejected forms");
+        for (text, reason) in rejected {
+            match parse(text) {
+                Ok(device) => panic!("{text:?} is accepted as {device:?}"),
+                Err(err) => assert!(
+                    err.contains(reason),
+                    "{text:?}: {err:?} does not say {reason:?}"
+                ),
+            }
+        }
+    }
+}

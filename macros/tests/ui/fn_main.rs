@@ -1,0 +1,4 @@
+use placement::device_check;
+
+#[device_check]
+fn main() {}
