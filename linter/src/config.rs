@@ -34,7 +34,42 @@ pub struct ConfigFile {
     exclude: Vec<String>,
     #[serde(default)]
     api: Table,
+    /// Files larger than this are reported, not linted: `"10MiB"`, `"512KiB"` or bytes.
+    #[serde(default)]
+    max_file_size: Option<FileSize>,
 }
+
+/// A size in bytes, written as a number or with a unit (`"10MiB"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileSize(pub u64);
+
+impl<'de> Deserialize<'de> for FileSize {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Bytes(u64),
+            Text(String),
+        }
+        match Written::deserialize(deserializer)? {
+            Written::Bytes(bytes) => Ok(FileSize(bytes)),
+            Written::Text(text) => text
+                .parse::<bytesize::ByteSize>()
+                .map(|size| FileSize(size.as_u64()))
+                .map_err(|_| {
+                    serde::de::Error::custom(format!(
+                        "`{text}` is not a size; write bytes (`10485760`) or a number with a \
+                         unit (`\"10MiB\"`)"
+                    ))
+                }),
+        }
+    }
+}
+
+/// Files larger than this are reported by name and not linted unless the configuration says
+/// otherwise: linting takes about 200 times a file's size in memory, so a generated file of
+/// 50 MB would need 10 GB.
+pub const DEFAULT_MAX_FILE_SIZE: FileSize = FileSize(10 << 20);
 
 /// A configuration error: which source, and what is wrong with which key.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +96,34 @@ impl ConfigFile {
     pub fn from_metadata(name: &str, value: &serde_json::Value) -> Result<ConfigFile, ConfigError> {
         serde_json::from_value(value.clone()).map_err(|err| ConfigError::new(name, err))
     }
+
+    /// `max_file_size`, or its default.
+    pub fn max_file_size(&self) -> FileSize {
+        self.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE)
+    }
+
+    /// The `exclude` globs, compiled; a bad glob is an error naming it.
+    pub fn exclude_globs(&self, source_name: &str) -> Result<GlobSet, ConfigError> {
+        let mut globs = GlobSetBuilder::new();
+        add_globs(&mut globs, source_name, &self.exclude)?;
+        globs
+            .build()
+            .map_err(|err| ConfigError::new(source_name, err))
+    }
+}
+
+fn add_globs(
+    globs: &mut GlobSetBuilder,
+    source_name: &str,
+    patterns: &[String],
+) -> Result<(), ConfigError> {
+    for pattern in patterns {
+        let glob = Glob::new(pattern).map_err(|err| {
+            ConfigError::new(source_name, format!("`exclude` entry {pattern:?}: {err}"))
+        })?;
+        globs.add(glob);
+    }
+    Ok(())
 }
 
 /// Levels given on the command line, in order: later ones win, as with rustc's `-A/-W/-D`.
@@ -81,6 +144,7 @@ pub struct Config {
     pub entry_points: Vec<String>,
     pub exclude: GlobSet,
     pub api: Api,
+    pub max_file_size: FileSize,
     /// Where the workspace configuration came from, for messages.
     pub source: Option<String>,
     /// Problems worth a warning (unknown rule names).
@@ -103,33 +167,28 @@ impl Config {
                 }
             }
         };
-        let (source, file) = match workspace {
+        let (source, mut file) = match workspace {
             Some((source, file)) => (Some(source), file),
             None => (None, ConfigFile::default()),
         };
         if let Some(source) = &source {
             check_names(source, &file.levels);
         }
-        let mut api_table = file.api;
-        let mut entry_points = file.entry_points;
-        let mut exclude = file.exclude;
+        let source_name = source
+            .clone()
+            .unwrap_or_else(|| "the configuration".to_owned());
+        let max_file_size = file.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
+        let mut globs = GlobSetBuilder::new();
+        let mut api_table = std::mem::take(&mut file.api);
+        let mut entry_points = std::mem::take(&mut file.entry_points);
         let mut package_levels = HashMap::new();
+        add_globs(&mut globs, &source_name, &file.exclude)?;
         for (package, source, package_file) in packages {
             check_names(&source, &package_file.levels);
             api_table.extend(package_file.api);
             entry_points.extend(package_file.entry_points);
-            exclude.extend(package_file.exclude);
+            add_globs(&mut globs, &source, &package_file.exclude)?;
             package_levels.insert(package, package_file.levels.into_iter().collect());
-        }
-        let source_name = source
-            .clone()
-            .unwrap_or_else(|| "the configuration".to_owned());
-        let mut globs = GlobSetBuilder::new();
-        for pattern in &exclude {
-            let glob = Glob::new(pattern).map_err(|err| {
-                ConfigError::new(&source_name, format!("`exclude` entry {pattern:?}: {err}"))
-            })?;
-            globs.add(glob);
         }
         let exclude = globs
             .build()
@@ -150,6 +209,7 @@ impl Config {
             entry_points,
             exclude,
             api,
+            max_file_size,
             source,
             warnings,
         })
@@ -183,11 +243,12 @@ impl Config {
 }
 
 /// The workspace configuration source: `--config FILE`, else `placement.toml` in `root`, else
-/// `[workspace.metadata.placement]`.
+/// `[workspace.metadata.placement]` of the root's manifest (`metadata` is its
+/// `[workspace.metadata]`).
 pub fn load_workspace(
     explicit: Option<&Path>,
     root: &Path,
-    metadata: Option<&serde_json::Value>,
+    metadata: Option<&toml::Value>,
 ) -> Result<Option<(String, ConfigFile)>, ConfigError> {
     let read = |path: PathBuf| -> Result<Option<(String, ConfigFile)>, ConfigError> {
         let name = path.display().to_string();
@@ -204,8 +265,13 @@ pub fn load_workspace(
     }
     match metadata.and_then(|value| value.get("placement")) {
         Some(value) => {
-            let name = "[workspace.metadata.placement] of Cargo.toml".to_owned();
-            ConfigFile::from_metadata(&name, value).map(|file| Some((name, file)))
+            let name = format!(
+                "[workspace.metadata.placement] of {}",
+                root.join("Cargo.toml").display()
+            );
+            ConfigFile::deserialize(value.clone())
+                .map(|file| Some((name.clone(), file)))
+                .map_err(|err| ConfigError::new(&name, err.to_string().trim_end()))
         }
         None => Ok(None),
     }

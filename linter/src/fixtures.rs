@@ -56,6 +56,7 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
             role: FileRole::Library,
             module: Vec::new(),
             crate_name: "fixture".to_owned(),
+            prescanned: false,
         },
         lines: LineIndex::new(&text),
         text,

@@ -1,10 +1,15 @@
 //! `cargo placement`: a static placement linter for Rust tensor programs.
 //!
-//! The pipeline runs in one direction: [`discover`] finds packages, targets and files (through
-//! `cargo metadata`, never building anything); each file is parsed with `syn` and walked once by
-//! [`resolve`], which resolves paths through imports, renames and local items and reports every
-//! use of a known API ([`api`]); the [`rules`] turn those into findings; [`report`] prints them
-//! for people (miette) or tools (cargo JSON).
+//! The pipeline runs in one direction: [`discover`] finds workspaces, packages, targets and
+//! files (through `cargo metadata` or the manifests, never building anything); each file is
+//! checked ([`parse`]: UTF-8, size, nesting), parsed with `syn` and walked once by [`resolve`],
+//! which resolves paths through imports, renames and local items and reports every use of a
+//! known API ([`api`]); the [`rules`] turn those into findings; [`report`] prints them for
+//! people (miette) or tools (cargo JSON, SARIF, GitHub annotations).
+//!
+//! Files are linted in parallel on threads with [`STACK_SIZE`] of stack, each file on its own:
+//! a file that cannot be linted, or a bug of ours that panics on one, is reported and the
+//! others are still linted.
 
 pub mod api;
 pub mod baseline;
@@ -19,16 +24,22 @@ pub mod resolve;
 pub mod rules;
 pub mod suppress;
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::discover::{FileUnit, Workspace};
-use crate::parse::LineIndex;
+use crate::discover::{FileUnit, Session};
+use crate::parse::{LineIndex, Nesting, NoTree, Unparsed};
 use crate::resolve::FileContext;
 use crate::rules::{Finding, Level};
 use crate::suppress::Suppressions;
+
+/// Stack of each linting thread. rustc grows its stack for deep code for the same reason:
+/// `syn` and the walker recurse once per level of nesting. [`parse::check_nesting`] keeps a file
+/// within [`parse::NESTING_BUDGET`] of it.
+pub const STACK_SIZE: usize = 256 << 20;
 
 /// A finding with its level.
 #[derive(Clone, Debug)]
@@ -58,10 +69,29 @@ impl LintedFile {
     }
 }
 
+/// A bug of ours that stopped one file from being linted.
+#[derive(Clone, Debug)]
+pub struct InternalError {
+    pub unit: FileUnit,
+    /// The panic's message and where it happened.
+    pub message: String,
+}
+
+impl InternalError {
+    /// What to print: the file, what happened, and what to do.
+    pub fn describe(&self) -> String {
+        format!(
+            "cargo-placement failed while linting {}: {}; this is a bug in cargo-placement: \
+             please report it with the file (the other files were linted)",
+            self.unit.relative, self.message
+        )
+    }
+}
+
 /// The result of a run.
 #[derive(Debug)]
 pub struct Outcome {
-    pub workspace: Workspace,
+    pub session: Session,
     /// Files with diagnostics, in path order.
     pub files: Vec<LintedFile>,
     pub files_linted: usize,
@@ -69,6 +99,8 @@ pub struct Outcome {
     pub baselined: usize,
     /// Problems of the run itself (unknown rule names, unreadable files), for stderr.
     pub warnings: Vec<String>,
+    /// Files that a bug of ours stopped.
+    pub internal_errors: Vec<InternalError>,
 }
 
 impl Outcome {
@@ -79,89 +111,206 @@ impl Outcome {
             .filter(|d| d.level == level)
             .count()
     }
+
+    /// 2 when a file could not be linted because of a bug of ours, else 1 when something is at
+    /// `deny` level, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if !self.internal_errors.is_empty() {
+            2
+        } else if self.count(Level::Deny) > 0 {
+            1
+        } else {
+            0
+        }
+    }
 }
 
-/// Lints one file's text: parse, resolve, check.
+/// Lints one file's text: checks, parses, resolves and applies the rules. Offsets of the
+/// findings are in `text`, whatever its byte order mark or `#!` line. Runs on a stack big
+/// enough for [`parse::NESTING_BUDGET`], growing the caller's when it is smaller.
 pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
-    let findings = match parse::parse(text) {
-        Ok(file) => rules::check(&resolve::walk(&file, cx)),
-        Err(error) => vec![rules::parse_error(&error)],
-    };
-    // Spans are offsets into a per-thread source map that only grows; every span of this file
-    // has been turned into a byte range, so the map can start afresh and memory stays bounded.
-    proc_macro2::extra::invalidate_current_thread_spans();
-    findings
+    lint_source(text, Nesting::Unchecked, cx)
 }
 
-/// Lints the files of a workspace in parallel, keeping only what is reported.
-pub fn lint(mut workspace: Workspace, config: &Config) -> Result<Outcome, discover::DiscoverError> {
-    let units = workspace.files(|relative| config.excluded(relative))?;
-    Ok(lint_files(workspace, config, units, &|| {}))
+fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Vec<Finding> {
+    parse::with_syntax_tree(text, nesting, |tree| match tree {
+        Ok(file) => rules::check(&resolve::walk(file, cx)),
+        Err(NoTree::Syntax(error)) => vec![rules::parse_error(&error)],
+        Err(NoTree::Unparsed(unparsed)) => vec![rules::unlinted(unparsed)],
+    })
 }
 
-/// Lints the given files of a workspace in parallel, calling `on_file` as each is done.
-pub fn lint_files(
-    mut workspace: Workspace,
-    config: &Config,
+/// Lints the files of a session in parallel, calling `on_file` as each is done.
+pub fn lint(session: Session, on_file: &(dyn Fn() + Sync)) -> Outcome {
+    let units = session.files.clone();
+    lint_units(session, units, &lint_unit, on_file)
+}
+
+/// What linting one file gave: the file with its diagnostics (when it has any) and warnings.
+type UnitResult = (Option<LintedFile>, Vec<String>);
+
+fn lint_units(
+    session: Session,
     units: Vec<FileUnit>,
+    lint_one: &(dyn Fn(&Session, FileUnit) -> UnitResult + Sync),
     on_file: &(dyn Fn() + Sync),
 ) -> Outcome {
+    capture_panics();
     let files_linted = units.len();
-    let results: Vec<(Option<LintedFile>, Vec<String>)> = units
-        .into_par_iter()
-        .map(|unit| {
-            let result = lint_unit(&workspace, config, unit);
-            on_file();
-            result
-        })
-        .collect();
-    let mut warnings = std::mem::take(&mut workspace.warnings);
-    warnings.extend(config.warnings.iter().cloned());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .thread_name(|index| format!("placement-lint-{index}"))
+        .build();
+    let run = || {
+        units
+            .into_par_iter()
+            .map(|unit| {
+                let result = linting(|| lint_one(&session, unit.clone()))
+                    .map_err(|message| Box::new(InternalError { unit, message }));
+                on_file();
+                result
+            })
+            .collect::<Vec<_>>()
+    };
+    // Without a pool of big stacks (a system that refuses them), `lint_text` grows its own.
+    let results = match &pool {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    };
+    let mut warnings = session.warnings.clone();
     let mut files = Vec::new();
-    for (file, file_warnings) in results {
-        warnings.extend(file_warnings);
-        files.extend(file);
+    let mut internal_errors = Vec::new();
+    for result in results {
+        match result {
+            Ok((file, file_warnings)) => {
+                warnings.extend(file_warnings);
+                files.extend(file);
+            }
+            Err(error) => internal_errors.push(*error),
+        }
     }
     Outcome {
-        workspace,
+        session,
         files,
         files_linted,
         baselined: 0,
         warnings,
+        internal_errors,
     }
 }
 
-fn lint_unit(
-    workspace: &Workspace,
-    config: &Config,
-    unit: FileUnit,
-) -> (Option<LintedFile>, Vec<String>) {
-    let text = match std::fs::read(&unit.path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()),
+thread_local! {
+    /// Inside [`linting`]: where the last panic happened, recorded by the panic hook.
+    static PANIC: RefCell<Option<Option<String>>> = const { RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that records where a panic inside [`linting`] happened instead
+/// of printing it, and leaves every other panic to the hook that was there.
+fn capture_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let captured = PANIC.with(|slot| {
+                let mut slot = slot.borrow_mut();
+                match slot.as_mut() {
+                    Some(location) => {
+                        *location = info.location().map(ToString::to_string);
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if !captured {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into its message and location.
+fn linting<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    PANIC.with(|slot| *slot.borrow_mut() = Some(None));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    let location = PANIC.with(|slot| slot.borrow_mut().take()).flatten();
+    result.map_err(|payload| {
+        // A panic leaves the thread's span map as it was: start it afresh.
+        proc_macro2::extra::invalidate_current_thread_spans();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        match location {
+            Some(location) => format!("panicked at {location}: {message}"),
+            None => format!("panicked: {message}"),
+        }
+    })
+}
+
+/// Reads and lints one file. A file over the size limit or not valid UTF-8 gets a
+/// `parse_error` finding and is not linted.
+fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
+    let config = session.config(&unit);
+    let limit = config.max_file_size.0;
+    let too_big = std::fs::metadata(&unit.path)
+        .ok()
+        .map(|meta| meta.len())
+        .filter(|&len| len > limit);
+    if let Some(len) = too_big {
+        let finding = rules::unlinted(Unparsed {
+            span: 0..0,
+            message: format!(
+                "file is too large to lint ({}, over the limit of {})",
+                bytesize::ByteSize(len).display().iec(),
+                bytesize::ByteSize(limit).display().iec()
+            ),
+            label: "not linted".to_owned(),
+            help: "raise `max_file_size` in placement.toml if it is hand-written, or exclude \
+                   it if it is generated"
+                .to_owned(),
+        });
+        return finish(session, config, unit, String::new(), vec![finding]);
+    }
+    let bytes = match std::fs::read(&unit.path) {
+        Ok(bytes) => bytes,
         Err(err) => {
-            return (
-                None,
-                vec![format!("cannot read {}: {err}; skipped", unit.relative)],
-            );
+            let warning = format!("cannot read {}: {err}; skipped", unit.relative);
+            return (None, vec![warning]);
         }
     };
-    let package = &workspace.packages[unit.package];
-    let cx = FileContext {
-        api: &config.api,
-        krate: &package.krate,
-        crate_name: &unit.crate_name,
-        role: unit.role,
-        module: unit.module.clone(),
-        entry_points: &config.entry_points,
+    let (text, findings) = match parse::decode(bytes) {
+        Ok(text) => {
+            let package = &session.packages[unit.package];
+            let cx = FileContext {
+                api: &config.api,
+                krate: &package.krate,
+                crate_name: &unit.crate_name,
+                role: unit.role,
+                module: unit.module.clone(),
+                entry_points: &config.entry_points,
+            };
+            let nesting = match unit.prescanned {
+                true => Nesting::Checked,
+                false => Nesting::Unchecked,
+            };
+            let findings = lint_source(&text, nesting, &cx);
+            (text, findings)
+        }
+        Err((shown, unparsed)) => (shown, vec![rules::unlinted(unparsed)]),
     };
-    let findings = lint_text(&text, &cx);
-    // Most files have no directive: look for one before parsing them all.
-    let suppressions = if text.contains("placement:") {
-        Suppressions::parse(&text)
-    } else {
-        Suppressions::default()
-    };
+    finish(session, config, unit, text, findings)
+}
+
+/// Applies suppressions and levels to a file's findings.
+fn finish(
+    session: &Session,
+    config: &Config,
+    unit: FileUnit,
+    text: String,
+    findings: Vec<Finding>,
+) -> UnitResult {
+    let suppressions = Suppressions::parse(&text);
     let warnings = suppressions
         .unknown
         .iter()
@@ -176,6 +325,7 @@ fn lint_unit(
     if findings.is_empty() {
         return (None, warnings);
     }
+    let package = &session.packages[unit.package];
     let lines = LineIndex::new(&text);
     let mut diagnostics: Vec<Diagnostic> = findings
         .into_iter()
@@ -204,37 +354,90 @@ fn lint_unit(
     )
 }
 
-/// Discovers the workspace at `path` and loads its configuration.
-pub fn prepare(
-    path: &Path,
-    config_file: Option<&Path>,
-    cli: config::CliLevels,
-) -> Result<(Workspace, Config), RunError> {
-    let workspace = discover::locate(path)?;
-    let source = config::load_workspace(config_file, &workspace.root, workspace.metadata.as_ref())?;
-    let mut packages = Vec::new();
-    for package in &workspace.packages {
-        if let Some(value) = package.metadata.get("placement") {
-            let name = format!(
-                "[package.metadata.placement] of {}",
-                package.manifest_path.display()
-            );
-            packages.push((
-                package.name.clone(),
-                name.clone(),
-                config::ConfigFile::from_metadata(&name, value)?,
-            ));
-        }
-    }
-    let config = Config::new(source, packages, cli)?;
-    Ok((workspace, config))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::{Options, discover};
 
-/// What stops a run before it lints anything.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Discover(#[from] discover::DiscoverError),
-    #[error(transparent)]
-    Config(#[from] config::ConfigError),
+    /// A panic while linting one file is that file's internal error; the others are linted.
+    #[test]
+    fn a_panic_in_one_file_is_reported_and_the_rest_linted() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.rs", "b.rs", "c.rs"] {
+            std::fs::write(
+                dir.path().join(name),
+                "pub fn f() -> tch::Device { tch::Device::Cuda(1) }\n",
+            )
+            .unwrap();
+        }
+        let session = discover(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+        let units = session.files.clone();
+        let lint_one = |session: &Session, unit: FileUnit| {
+            if unit.relative == "b.rs" {
+                panic!("a bug of ours");
+            }
+            lint_unit(session, unit)
+        };
+        let outcome = lint_units(session, units, &lint_one, &|| {});
+        let linted: Vec<&str> = outcome
+            .files
+            .iter()
+            .map(|file| file.unit.relative.as_str())
+            .collect();
+        assert_eq!(linted, ["a.rs", "c.rs"]);
+        assert_eq!(outcome.internal_errors.len(), 1);
+        let error = &outcome.internal_errors[0];
+        assert_eq!(error.unit.relative, "b.rs");
+        assert!(
+            error.message.contains("a bug of ours") && error.message.contains("lib.rs:"),
+            "{}",
+            error.message
+        );
+        assert!(error.describe().contains("please report it"));
+        assert_eq!(outcome.exit_code(), 2);
+    }
+
+    #[test]
+    fn deep_nesting_lints_or_is_reported_never_overflows() {
+        let api = api::Api::new(Default::default()).unwrap();
+        let krate = resolve::CrateContext::default();
+        let cx = FileContext {
+            api: &api,
+            krate: &krate,
+            crate_name: "deep",
+            role: resolve::FileRole::Library,
+            module: Vec::new(),
+            entry_points: &[],
+        };
+        let gpu = "tch::Device::Cuda(1)";
+        let cases = [
+            format!(
+                "pub fn f() {{{}{gpu};{}}}",
+                "{".repeat(450),
+                "}".repeat(450)
+            ),
+            format!(
+                "pub fn f() {{ let _ = {}{gpu}{}; }}",
+                "(".repeat(1_024),
+                ")".repeat(1_024)
+            ),
+            format!("pub fn f() {{ {gpu}{}; }}", ".clone()".repeat(5_000)),
+        ];
+        for case in &cases {
+            let findings = lint_text(case, &cx);
+            assert!(
+                findings.iter().any(|f| f.rule == "hardcoded_device"),
+                "{findings:?}"
+            );
+        }
+        let deeper = format!(
+            "pub fn f() {{{}{}}}",
+            "{".repeat(100_000),
+            "}".repeat(100_000)
+        );
+        let findings = lint_text(&deeper, &cx);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].rule, "parse_error");
+        assert_eq!(findings[0].message, "nesting too deep to lint");
+    }
 }

@@ -94,18 +94,18 @@ impl<'ast> Visit<'ast> for Items {
 
 /// The key of each span of one file, in order.
 pub fn keys(file: &str, text: &str, findings: &[(&str, Range<usize>)]) -> Vec<FindingKey> {
-    let items = match syn::parse_file(text) {
-        Ok(parsed) => {
-            let mut items = Items {
-                path: Vec::new(),
-                found: Vec::new(),
-            };
-            items.visit_file(&parsed);
-            items.found
-        }
-        Err(_) => Vec::new(),
-    };
-    proc_macro2::extra::invalidate_current_thread_spans();
+    let items =
+        crate::parse::with_syntax_tree(text, crate::parse::Nesting::Unchecked, |tree| match tree {
+            Ok(parsed) => {
+                let mut items = Items {
+                    path: Vec::new(),
+                    found: Vec::new(),
+                };
+                items.visit_file(parsed);
+                items.found
+            }
+            Err(_) => Vec::new(),
+        });
     findings
         .iter()
         .map(|(rule, span)| {

@@ -7,13 +7,15 @@ use std::process::ExitCode;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use cargo_placement::config::CliLevels;
+use cargo_placement::discover::{Options, discover};
 use cargo_placement::report::{self, MessageFormat, human::Style};
 use cargo_placement::rules::{self, Level, RULES};
 
 /// Lints device placement in Rust tensor programs (candle, tch, burn, cudarc, placement).
 ///
 /// Exit status: 0 when nothing is at `deny` level, 1 when something is, 2 when the run itself
-/// failed (bad arguments, configuration or paths).
+/// failed (bad arguments, configuration or paths, nothing to lint, or a file that a bug of the
+/// linter stopped).
 #[derive(Debug, Parser)]
 #[command(
     name = "cargo-placement",
@@ -25,7 +27,8 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 
-    /// Workspace folders (with a Cargo.toml) or plain folders and files to lint [default: .]
+    /// Folders or files to lint, each with the configuration of the workspace around it
+    /// [default: .]
     paths: Vec<PathBuf>,
 
     /// How to print findings.
@@ -220,13 +223,35 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn main() -> ExitCode {
-    // As a cargo subcommand, the second argument is the subcommand's own name.
+/// The arguments, less the subcommand name that cargo inserts when it runs us as `cargo
+/// placement` (it sets `$CARGO` for its subcommands, as for `cargo run`): run directly,
+/// `cargo-placement placement` lints a folder named `placement`.
+fn arguments() -> Vec<std::ffi::OsString> {
     let mut args: Vec<_> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|arg| arg == "placement") {
+    let by_cargo = std::env::var_os("CARGO").is_some();
+    if by_cargo && args.get(1).is_some_and(|arg| arg == "placement") {
         args.remove(1);
     }
-    let matches = Cli::command().get_matches_from(args);
+    args
+}
+
+/// Writes the report; a reader that went away (`| head`) ends the run quietly, as with other
+/// command-line tools.
+fn emit(out: &str, output: Option<&std::path::Path>) -> Result<(), String> {
+    match output {
+        Some(file) => std::fs::write(file, out)
+            .map_err(|err| format!("cannot write the report to {}: {err}", file.display())),
+        None => match std::io::stdout().lock().write_all(out.as_bytes()) {
+            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(format!("cannot write the report: {err}"))
+            }
+            _ => Ok(()),
+        },
+    }
+}
+
+fn main() -> ExitCode {
+    let matches = Cli::command().get_matches_from(arguments());
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(err) => err.exit(),
@@ -236,7 +261,6 @@ fn main() -> ExitCode {
         Some(Command::Rules) => return list_rules(),
         None => {}
     }
-    let levels = cli_levels(&cli, &matches);
     let terminal = std::io::stdout().is_terminal();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
     let style = Style {
@@ -262,103 +286,91 @@ fn main() -> ExitCode {
             "--with-check forwards cargo's JSON messages: use it with --message-format json",
         );
     }
-    if paths.len() > 1
-        && (cli.message_format == MessageFormat::Sarif
-            || cli.baseline.is_some()
-            || cli.write_baseline.is_some())
-    {
-        return fail("SARIF output and baselines cover one workspace: give one path");
+    let options = Options {
+        config_file: cli.config.clone(),
+        cli: cli_levels(&cli, &matches),
+    };
+    let session = match discover(&paths, &options) {
+        Ok(session) => session,
+        Err(err) => return fail(err),
+    };
+    for note in &session.notes {
+        eprintln!("note: {note}");
+    }
+    if session.files.is_empty() {
+        return fail(session.why_empty());
     }
     let mut out = String::new();
-    let mut success = true;
+    let mut check_ok = true;
     if let Some(command) = cli.with_check {
-        match run_check(command, &paths[0]) {
+        match run_check(command, &session.root) {
             Ok((lines, ok)) => {
                 out.push_str(&lines);
-                success &= ok;
+                check_ok = ok;
             }
             Err(err) => return fail(err),
         }
     }
-    let mut denied = false;
-    let mut counts = String::new();
-    for path in &paths {
-        let prepared = cargo_placement::prepare(path, cli.config.as_deref(), levels.clone());
-        let (mut workspace, config) = match prepared {
-            Ok(prepared) => prepared,
-            Err(err) => return fail(err),
-        };
-        let units = match workspace.files(|relative| config.excluded(relative)) {
-            Ok(units) => units,
-            Err(err) => return fail(err),
-        };
-        let progress = if std::io::stderr().is_terminal() && units.len() > 200 {
-            indicatif::ProgressBar::new(units.len() as u64)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        progress.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} linting {pos}/{len} files {wide_bar}",
-            )
-            .expect("a valid template"),
-        );
-        let mut outcome =
-            cargo_placement::lint_files(workspace, &config, units, &|| progress.inc(1));
-        progress.finish_and_clear();
-        if let Some(file) = &cli.baseline {
-            match cargo_placement::baseline::Baseline::load(file) {
-                Ok(baseline) => outcome.baselined = baseline.apply(&mut outcome),
-                Err(err) => return fail(err),
-            }
-        }
-        if let Some(file) = &cli.write_baseline {
-            match cargo_placement::baseline::write(&outcome, file) {
-                Ok(count) => eprintln!(
-                    "wrote {count} finding(s) to the baseline {}",
-                    file.display()
-                ),
-                Err(err) => return fail(err),
-            }
-        }
-        for warning in &outcome.warnings {
-            eprintln!("warning: {warning}");
-        }
-        match cli.message_format {
-            MessageFormat::Human => report::human::write(&outcome, style, &mut out),
-            MessageFormat::Json => report::json::write(&outcome, false, &mut out),
-            MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut out),
-            MessageFormat::Short => report::short::write(&outcome, &mut out),
-            MessageFormat::Github => report::github::write(&outcome, &mut out),
-            MessageFormat::Sarif => report::sarif::write(&outcome, &mut out),
-        }
-        if cli.statistics {
-            counts.push_str(&statistics(&outcome));
-        }
-        denied |= outcome.count(Level::Deny) > 0;
-    }
-    if json {
-        out.push_str(&report::json::finished(success && !denied));
-    }
-    if cli.statistics && !cli.message_format.is_machine() && cli.output.is_none() {
-        out.push_str(&counts);
-    } else if cli.statistics {
-        eprint!("{counts}");
-    }
-    let written = match &cli.output {
-        Some(file) => std::fs::write(file, &out)
-            .map_err(|err| format!("cannot write the report to {}: {err}", file.display())),
-        None => std::io::stdout()
-            .lock()
-            .write_all(out.as_bytes())
-            .map_err(|err| format!("cannot write the report: {err}")),
+    let progress = if std::io::stderr().is_terminal() && session.files.len() > 200 {
+        indicatif::ProgressBar::new(session.files.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
     };
-    if let Err(err) = written {
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} linting {pos}/{len} files {wide_bar}")
+            .expect("a valid template"),
+    );
+    let mut outcome = cargo_placement::lint(session, &|| progress.inc(1));
+    progress.finish_and_clear();
+    if let Some(file) = &cli.baseline {
+        match cargo_placement::baseline::Baseline::load(file) {
+            Ok(baseline) => outcome.baselined = baseline.apply(&mut outcome),
+            Err(err) => return fail(err),
+        }
+    }
+    for warning in &outcome.warnings {
+        eprintln!("warning: {warning}");
+    }
+    match cli.message_format {
+        MessageFormat::Human => report::human::write(&outcome, style, &mut out),
+        MessageFormat::Json => report::json::write(&outcome, false, &mut out),
+        MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut out),
+        MessageFormat::Short => report::short::write(&outcome, &mut out),
+        MessageFormat::Github => report::github::write(&outcome, &mut out),
+        MessageFormat::Sarif => report::sarif::write(&outcome, &mut out),
+    }
+    let mut code = outcome.exit_code();
+    if json {
+        out.push_str(&report::json::finished(check_ok && code == 0));
+    }
+    if cli.statistics {
+        let counts = statistics(&outcome);
+        if !cli.message_format.is_machine() && cli.output.is_none() {
+            out.push_str(&counts);
+        } else {
+            eprint!("{counts}");
+        }
+    }
+    // Recording a baseline is how a codebase adopts the linter: it succeeds whatever it
+    // recorded, and says what that was.
+    if let Some(file) = &cli.write_baseline {
+        match cargo_placement::baseline::write(&outcome, file) {
+            Ok(count) => {
+                eprintln!(
+                    "recorded {count} finding(s) in the baseline {}; later runs with \
+                     `--baseline {}` report only new ones",
+                    file.display(),
+                    file.display()
+                );
+                if outcome.internal_errors.is_empty() {
+                    code = 0;
+                }
+            }
+            Err(err) => return fail(err),
+        }
+    }
+    if let Err(err) = emit(&out, cli.output.as_deref()) {
         return fail(err);
     }
-    if denied {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    ExitCode::from(code)
 }

@@ -1,4 +1,12 @@
-//! Reading and parsing source files, and mapping byte offsets to lines and columns.
+//! Reading and parsing source files: the checks that come before `syn` (valid UTF-8, a size
+//! limit, nesting that fits the stack), parsing in the original file's coordinates (a byte
+//! order mark or a `#!` line is blanked, not stripped, so that every offset stays where it is
+//! in the file), and mapping byte offsets to lines and columns as rustc counts them.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
 
 /// Line starts of a source text, to turn byte offsets into 1-based lines and columns.
 #[derive(Clone, Debug)]
@@ -6,9 +14,13 @@ pub struct LineIndex {
     starts: Vec<usize>,
 }
 
+const BOM: &str = "\u{feff}";
+
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let starts = std::iter::once(0)
+        // A byte order mark is not part of the first line: columns count from after it.
+        let first = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let starts = std::iter::once(first)
             .chain(text.match_indices('\n').map(|(at, _)| at + 1))
             .collect();
         LineIndex { starts }
@@ -45,15 +57,213 @@ impl LineIndex {
 
     /// The text of 0-based line `line`, without its line break.
     pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
-        let start = self.line_start(line);
+        let start = self.line_start(line).min(text.len());
         let end = self.starts.get(line + 1).copied().unwrap_or(text.len());
         text[start..end].trim_end_matches(['\n', '\r'])
     }
 }
 
-/// Parses a whole file. Spans of the result carry byte offsets into `text`.
+/// Why a file was not parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unparsed {
+    /// Where the problem is.
+    pub span: Range<usize>,
+    pub message: String,
+    pub label: String,
+    pub help: String,
+}
+
+/// The text `syn` parses: `text` with a leading byte order mark and a `#!` line turned into
+/// spaces of the same length, which `syn::parse_file` would strip and so shift every offset.
+pub fn blank_prelude(text: &str) -> Cow<'_, str> {
+    let bom = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    let shebang = ra_ap_rustc_lexer::strip_shebang(&text[bom..]).unwrap_or(0);
+    if bom + shebang == 0 {
+        return Cow::Borrowed(text);
+    }
+    let blank = " ".repeat(bom + shebang);
+    Cow::Owned(blank + &text[bom + shebang..])
+}
+
+/// Stack a file's syntax tree may take while it is parsed, walked and dropped. Worker threads
+/// have [`crate::STACK_SIZE`], well above it.
+pub const NESTING_BUDGET: usize = 192 << 20;
+
+/// Conservative stack cost, in bytes, of one level of each construct in an unoptimised build:
+/// measured on `syn` and the walker (nested blocks 22 KiB a level, modules 31 KiB, generic types
+/// 52 KiB, closures 17 KiB, arrays 15 KiB, prefix operators 4 KiB, a method call 2 KiB), with a
+/// margin of about 40%. An optimised build needs a third to a quarter of it.
+const PER_GROUP: usize = 40 << 10;
+const PER_ANGLE: usize = 72 << 10;
+const PER_PREFIX: usize = 12 << 10;
+const PER_TOKEN: usize = 2 << 10;
+
+/// Checks, before `syn` recurses into it, that the deepest syntax tree `text` can make fits in
+/// [`NESTING_BUDGET`]. Depth comes from nested brackets, and from runs of tokens within one
+/// statement (a chain of 5,000 method calls, `a + b + …`, `!!!x`, `Vec<Vec<…>>`): each level
+/// takes at least one token. A statement ends at `;`, `,` or a brace group that nothing
+/// continues (`else`, `.`, `?`).
+pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
+    // For each open group: the cost of the path to it, the run so far, and where it opened.
+    let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, 0)];
+    let mut offset = 0;
+    let mut after_brace = false;
+    for token in tokenize(text, FrontmatterAllowed::No) {
+        let start = offset;
+        offset += token.len as usize;
+        let kind = token.kind;
+        if matches!(
+            kind,
+            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
+        ) {
+            continue;
+        }
+        let (base, run, _) = stack.last_mut().expect("the file's level stays");
+        // A closed brace group ends a statement unless the next token continues it.
+        if std::mem::take(&mut after_brace) {
+            let continues = matches!(kind, TokenKind::Dot | TokenKind::Question)
+                || (kind == TokenKind::Ident && &text[start..offset] == "else");
+            if !continues {
+                *run = 0;
+            }
+        }
+        let weight = match kind {
+            TokenKind::Semi | TokenKind::Comma => {
+                *run = 0;
+                continue;
+            }
+            TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
+                let path = *base + *run + PER_GROUP;
+                stack.push((path, 0, start));
+                if path > NESTING_BUDGET {
+                    return Err(too_deep(start..offset));
+                }
+                continue;
+            }
+            TokenKind::CloseParen | TokenKind::CloseBracket | TokenKind::CloseBrace => {
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+                let (_, run, _) = stack.last_mut().expect("the file's level stays");
+                *run += PER_TOKEN;
+                after_brace = kind == TokenKind::CloseBrace;
+                continue;
+            }
+            TokenKind::Lt => PER_ANGLE,
+            TokenKind::Bang
+            | TokenKind::Minus
+            | TokenKind::Star
+            | TokenKind::And
+            | TokenKind::Or => PER_PREFIX,
+            _ => PER_TOKEN,
+        };
+        *run += weight;
+        if *base + *run > NESTING_BUDGET {
+            return Err(too_deep(start..offset));
+        }
+    }
+    Ok(())
+}
+
+fn too_deep(span: Range<usize>) -> Unparsed {
+    Unparsed {
+        span,
+        message: "nesting too deep to lint".to_owned(),
+        label: "the syntax tree is too deep from here on".to_owned(),
+        help: format!(
+            "the file was not linted: its brackets or expression chains nest deeper than the \
+             {} MiB of stack the linter gives a file; split the expression, or exclude the \
+             file if it is generated",
+            NESTING_BUDGET >> 20
+        ),
+    }
+}
+
+/// The file's text when it is valid UTF-8; otherwise where the first invalid byte is, as
+/// rustc rejects such a file.
+pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Unparsed)> {
+    String::from_utf8(bytes).map_err(|err| {
+        let at = err.utf8_error().valid_up_to();
+        let bad = err.utf8_error().error_len().unwrap_or(1);
+        let shown = String::from_utf8_lossy(err.as_bytes()).into_owned();
+        let byte = err.as_bytes()[at];
+        // In the lossy text, the bad bytes became one U+FFFD, three bytes long.
+        let unparsed = Unparsed {
+            span: at..at + '\u{fffd}'.len_utf8(),
+            message: "file is not valid UTF-8".to_owned(),
+            label: format!("invalid byte 0x{byte:02x} here ({bad} byte(s) not UTF-8)"),
+            help: "rustc rejects the file; save it as UTF-8. It was not linted".to_owned(),
+        };
+        (shown, unparsed)
+    })
+}
+
+/// Whether a file was found lintable before it is parsed: read, valid UTF-8 and nested within
+/// [`NESTING_BUDGET`]. Discovery checks every file this way while `cargo metadata` runs, so
+/// that linting can skip the check; a file that failed it (or was not checked) is checked again
+/// when linted, where its problem is reported.
+pub fn prescan(path: &std::path::Path, limit: u64) -> bool {
+    let small = std::fs::metadata(path).is_ok_and(|meta| meta.len() <= limit);
+    small
+        && std::fs::read(path).is_ok_and(|bytes| {
+            std::str::from_utf8(&bytes).is_ok_and(|text| check_nesting(text).is_ok())
+        })
+}
+
+/// Whether [`check_nesting`] has to run before a text is parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nesting {
+    /// Not known: check it.
+    Unchecked,
+    /// [`prescan`] found it within the budget.
+    Checked,
+}
+
+/// Why a text has no syntax tree.
+#[derive(Debug)]
+pub enum NoTree {
+    /// `syn` rejected it.
+    Syntax(syn::Error),
+    /// It was not parsed (too deep).
+    Unparsed(Unparsed),
+}
+
+/// Runs `f` on the syntax tree of `text`, safely for any input: nesting is checked first, and
+/// parsing, `f` and dropping the tree (which recurses as deep as it) run on a stack big enough
+/// for [`NESTING_BUDGET`], the caller's own when it is. Spans carry byte offsets into `text`
+/// (a byte order mark or `#!` line is blanked, not stripped).
+pub fn with_syntax_tree<T>(
+    text: &str,
+    nesting: Nesting,
+    f: impl FnOnce(Result<&syn::File, NoTree>) -> T,
+) -> T {
+    stacker::maybe_grow(NESTING_BUDGET + (16 << 20), crate::STACK_SIZE, || {
+        let checked = match nesting {
+            Nesting::Checked => Ok(()),
+            Nesting::Unchecked => check_nesting(text),
+        };
+        let result = match checked {
+            Err(unparsed) => f(Err(NoTree::Unparsed(unparsed))),
+            Ok(()) => match parse(&blank_prelude(text)) {
+                Ok(file) => f(Ok(&file)),
+                Err(error) => f(Err(NoTree::Syntax(error))),
+            },
+        };
+        // Spans are offsets into a per-thread source map that only grows; every span of this
+        // text has been used, so the map can start afresh and memory stays bounded.
+        proc_macro2::extra::invalidate_current_thread_spans();
+        result
+    })
+}
+
+/// Parses a whole file (after [`blank_prelude`]). Spans of the result carry byte offsets into
+/// `text`. A tokenizing error points where the tokenizer stopped. Deep input can exhaust the
+/// stack: use [`with_syntax_tree`] unless [`check_nesting`] passed on a big enough stack.
 pub fn parse(text: &str) -> syn::Result<syn::File> {
-    syn::parse_file(text)
+    let tokens: proc_macro2::TokenStream = text.parse().map_err(|err: proc_macro2::LexError| {
+        syn::Error::new(err.span(), "unbalanced delimiters or an invalid token")
+    })?;
+    syn::parse2(tokens)
 }
 
 #[cfg(test)]
@@ -69,5 +279,64 @@ mod tests {
         assert_eq!(index.position(text, at), (2, 9));
         assert_eq!(index.line_text(text, 1), "  let é = 1;");
         assert_eq!(index.line_count(), 3);
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_a_shebang_keep_their_bytes() {
+        let text = "\u{feff}#!/usr/bin/env run-cargo-script\nfn main() {}\n";
+        let blanked = blank_prelude(text);
+        assert_eq!(blanked.len(), text.len());
+        assert!(blanked.trim_start().starts_with("fn main"));
+        let file = parse(&blanked).expect("parses");
+        let syn::Item::Fn(main) = &file.items[0] else {
+            panic!("a function")
+        };
+        let at = text.find("main").unwrap();
+        assert_eq!(main.sig.ident.span().byte_range().start, at);
+        // Columns count from after the mark, as an editor shows the line.
+        let text = "\u{feff}fn f() {}";
+        assert_eq!(LineIndex::new(text).position(text, 3), (1, 1));
+        // `#![...]` is an inner attribute, not a shebang.
+        assert_eq!(blank_prelude("#![allow(x)]\n"), "#![allow(x)]\n");
+    }
+
+    #[test]
+    fn nesting_is_checked_before_parsing() {
+        let blocks = |n: usize| format!("fn f() {{{}{}}}", "{".repeat(n), "}".repeat(n));
+        assert!(check_nesting(&blocks(450)).is_ok());
+        let chain = format!("fn f() {{ x{}; }}", ".a()".repeat(5_000));
+        assert!(check_nesting(&chain).is_ok());
+        let parens = format!("fn f() {{ {}1{} }}", "(".repeat(1_024), ")".repeat(1_024));
+        assert!(check_nesting(&parens).is_ok());
+        let err = check_nesting(&blocks(20_000)).unwrap_err();
+        assert_eq!(err.message, "nesting too deep to lint");
+        // Many items, statements and match arms at one level are not depth.
+        let items = "fn a() {}\n".repeat(100_000);
+        assert!(check_nesting(&items).is_ok());
+        let arms = format!(
+            "fn f(x: u32) {{ match x {{ {} _ => {{}} }} }}",
+            "1 => {} ".repeat(100_000)
+        );
+        assert!(check_nesting(&arms).is_ok());
+        // Brackets in strings and comments are not nesting.
+        assert!(
+            check_nesting(&format!(
+                "// {}\nconst S: &str = \"{}\";",
+                "{".repeat(50_000),
+                "(".repeat(50_000)
+            ))
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_at_the_first_bad_byte() {
+        let (shown, unparsed) = decode(b"fn f() {}\n// caf\xe9\n".to_vec()).unwrap_err();
+        assert_eq!(unparsed.span.start, 16);
+        assert!(
+            shown.is_char_boundary(unparsed.span.start)
+                && shown.is_char_boundary(unparsed.span.end)
+        );
+        assert!(unparsed.label.contains("0xe9"), "{}", unparsed.label);
     }
 }

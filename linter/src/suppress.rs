@@ -1,7 +1,12 @@
 //! Suppression comments: `// placement: allow(rule_a, rule_b)` on the line of a finding or on a
 //! comment line just above it, and `//! placement: allow(rule)` for the whole file.
+//!
+//! Comments are found by rustc's own lexer (`ra_ap_rustc_lexer`), so `//` inside a string
+//! (`"http://x"`) or a directive written inside a string literal is never taken for one.
 
 use std::collections::{HashMap, HashSet};
+
+use ra_ap_rustc_lexer::{DocStyle, FrontmatterAllowed, TokenKind, tokenize};
 
 use crate::parse::LineIndex;
 use crate::rules;
@@ -17,43 +22,65 @@ pub struct Suppressions {
 
 const MARKER: &str = "placement: allow(";
 
+/// The rule names of a directive comment's body (`placement: allow(a, b)`), if it is one: a
+/// directive is a comment that starts with it; prose that mentions one is not.
+fn directive(body: &str) -> Option<HashSet<String>> {
+    let list = body.trim_start().strip_prefix(MARKER)?;
+    let end = list.find(')')?;
+    Some(
+        list[..end]
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
 impl Suppressions {
     pub fn parse(text: &str) -> Suppressions {
         let mut found = Suppressions::default();
-        for (line, content) in text.lines().enumerate() {
-            let Some(comment_at) = content.find("//") else {
+        // Most files have no directive: look for one before lexing.
+        if !text.contains(MARKER) {
+            return found;
+        }
+        let lines = LineIndex::new(text);
+        let mut offset = 0;
+        for token in tokenize(text, FrontmatterAllowed::No) {
+            let start = offset;
+            offset += token.len as usize;
+            let TokenKind::LineComment { doc_style } = token.kind else {
                 continue;
             };
-            let comment = &content[comment_at..];
-            // A directive is a comment that starts with it; prose that mentions one is not.
-            let body = comment.trim_start_matches(['/', '!']).trim_start();
-            let Some(list) = body.strip_prefix(MARKER) else {
+            let comment = &text[start..offset];
+            let (body, whole_file) = match doc_style {
+                None => (&comment[2..], false),
+                Some(DocStyle::Inner) => (&comment[3..], true),
+                // `///` documents the next item; it holds no directives.
+                Some(DocStyle::Outer) => continue,
+            };
+            let Some(names) = directive(body) else {
                 continue;
             };
-            let Some(end) = list.find(')') else { continue };
-            let names: HashSet<String> = list[..end]
-                .split(',')
-                .map(str::trim)
-                .filter(|name| !name.is_empty())
-                .map(str::to_owned)
-                .collect();
+            let line = lines.line_of(start);
             for name in &names {
                 if rules::find(name).is_none() {
                     found.unknown.push((line, name.clone()));
                 }
             }
-            if comment.starts_with("//!") {
+            if whole_file {
                 found.file.extend(names);
-            } else {
-                let comment_only = content[..comment_at].trim().is_empty();
-                found
-                    .lines
-                    .entry(line)
-                    .or_default()
-                    .extend(names.iter().cloned());
-                if comment_only {
-                    found.lines.entry(line + 1).or_default().extend(names);
-                }
+                continue;
+            }
+            let before = &text[lines.line_start(line).min(start)..start];
+            let comment_only = before.trim().is_empty();
+            found
+                .lines
+                .entry(line)
+                .or_default()
+                .extend(names.iter().cloned());
+            if comment_only {
+                found.lines.entry(line + 1).or_default().extend(names);
             }
         }
         found
@@ -96,5 +123,23 @@ mod tests {
         assert_eq!(found.unknown, vec![(1, "nonsense".to_owned())]);
         assert!(!found.allows("stray_set_device", at(5), &lines));
         assert!(!found.allows("stray_set_device", at(6), &lines));
+    }
+
+    #[test]
+    fn comments_are_found_by_the_lexer_not_by_searching_for_slashes() {
+        let text = concat!(
+            "let u = \"http://x\"; // placement: ",
+            "allow(hardcoded_device)\n",
+            "let s = \"// placement: ",
+            "allow(implicit_device)\";\n",
+            "let r = r#\"\"# ; /* // */ let d = 1; // placement: ",
+            "allow(stray_set_device)\n",
+        );
+        let found = Suppressions::parse(text);
+        let lines = LineIndex::new(text);
+        assert!(found.allows("hardcoded_device", lines.line_start(0), &lines));
+        assert!(!found.allows("implicit_device", lines.line_start(1), &lines));
+        assert!(!found.allows("implicit_device", lines.line_start(2), &lines));
+        assert!(found.allows("stray_set_device", lines.line_start(2), &lines));
     }
 }

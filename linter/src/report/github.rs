@@ -17,7 +17,7 @@ fn escape_property(text: &str) -> String {
 }
 
 pub fn write(outcome: &Outcome, out: &mut String) {
-    let prefix = outcome.workspace.repository_prefix();
+    let prefix = outcome.session.repository_prefix();
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
             let finding = &diagnostic.finding;
@@ -37,6 +37,13 @@ pub fn write(outcome: &Outcome, out: &mut String) {
                 rustc_level(diagnostic.level)
             ));
         }
+    }
+    for error in &outcome.internal_errors {
+        let path = escape_property(&format!("{prefix}{}", error.unit.relative));
+        out.push_str(&format!(
+            "::error file={path},title=placement%3A%3Ainternal_error::{}\n",
+            escape_data(&error.describe())
+        ));
     }
 }
 

@@ -48,7 +48,15 @@ struct Window {
     /// Byte offset and 0-based line of the window's start in the file.
     offset: usize,
     first_line: usize,
+    /// Characters of the first line left out before the window (a long line is cut).
+    first_column: usize,
 }
+
+/// Lines longer than this (generated code, minified data) are shown cut around the finding:
+/// miette cannot draw labels past column 65,535, and nobody reads such a line whole.
+const LONG_LINE: usize = 1_000;
+/// Bytes shown on each side of a finding on a long line.
+const LONG_LINE_CONTEXT: usize = 120;
 
 impl Window {
     fn new(file: &LintedFile, diagnostic: &Diagnostic) -> Window {
@@ -60,19 +68,51 @@ impl Window {
         // Enough lines on both sides for miette's context lines.
         let first_line = file.lines.line_of(start).saturating_sub(3);
         let last_line = file.lines.line_of(end) + 4;
-        let offset = file.lines.line_start(first_line);
+        let offset = file.lines.line_start(first_line).min(file.text.len());
         let stop = if last_line >= file.lines.line_count() {
             file.text.len()
         } else {
             file.lines.line_start(last_line)
         };
         let name = file.unit.relative.clone();
+        let text = &file.text[offset..stop];
+        if text.lines().all(|line| line.len() <= LONG_LINE) {
+            return Window {
+                name,
+                text: text.to_owned(),
+                offset,
+                first_line,
+                first_column: 0,
+            };
+        }
+        // Only the finding's own line, cut around it.
+        let primary = &diagnostic.finding.span;
+        let line = file.lines.line_of(primary.start);
+        let line_start = file.lines.line_start(line).min(file.text.len());
+        let line_end = line_start + file.lines.line_text(&file.text, line).len();
+        let mut from = primary
+            .start
+            .saturating_sub(LONG_LINE_CONTEXT)
+            .max(line_start);
+        while !file.text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (primary.end.min(line_end) + LONG_LINE_CONTEXT).min(line_end);
+        while !file.text.is_char_boundary(to) {
+            to += 1;
+        }
         Window {
             name,
-            text: file.text[offset..stop].to_owned(),
-            offset,
-            first_line,
+            text: file.text[from..to].to_owned(),
+            offset: from,
+            first_line: line,
+            first_column: file.text[line_start..from].chars().count(),
         }
+    }
+
+    /// Whether a span lies in the window, to be labelled.
+    fn holds(&self, span: &std::ops::Range<usize>) -> bool {
+        self.offset <= span.start && span.end <= self.offset + self.text.len()
     }
 }
 
@@ -88,15 +128,18 @@ impl SourceCode for Window {
             self.text
                 .as_str()
                 .read_span(&inner, context_lines_before, context_lines_after)?;
+        // miette counts columns in bytes; rustc (and the JSON spans) count characters.
+        let start = contents.span().offset();
+        let column = match self.text[..start].rfind('\n') {
+            Some(at) => self.text[at + 1..start].chars().count(),
+            None => self.first_column + self.text[..start].chars().count(),
+        };
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             contents.data(),
-            SourceSpan::new(
-                (contents.span().offset() + self.offset).into(),
-                contents.span().len(),
-            ),
+            SourceSpan::new((start + self.offset).into(), contents.span().len()),
             contents.line() + self.first_line,
-            contents.column(),
+            column,
             contents.line_count() + self.first_line,
         )))
     }
@@ -109,14 +152,20 @@ fn source_span(range: &std::ops::Range<usize>) -> SourceSpan {
 /// One diagnostic, rendered.
 pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> String {
     let finding = &diagnostic.finding;
+    let window = Window::new(file, diagnostic);
+    let primary = finding.span.start..finding.span.end.min(window.offset + window.text.len());
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         Some(finding.label.clone()),
-        source_span(&finding.span),
+        source_span(&primary),
     )];
     labels.extend(
-        finding.related.iter().map(|(span, label)| {
-            LabeledSpan::new_with_span(Some(label.clone()), source_span(span))
-        }),
+        finding
+            .related
+            .iter()
+            .filter(|(span, _)| window.holds(span))
+            .map(|(span, label)| {
+                LabeledSpan::new_with_span(Some(label.clone()), source_span(span))
+            }),
     );
     let severity = if diagnostic.level == Level::Deny {
         Severity::Error
@@ -130,20 +179,29 @@ pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> Strin
             .with_help(finding.help.clone())
             .with_labels(labels),
     )
-    .with_source_code(Window::new(file, diagnostic));
+    .with_source_code(window);
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = style.handler().render_report(&mut out, report.as_ref());
     out
 }
 
-/// Every diagnostic of the outcome, then a summary line.
+/// Every diagnostic of the outcome, the files a bug of ours stopped, then a summary line.
 pub fn write(outcome: &Outcome, style: Style, out: &mut String) {
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
             out.push_str(&render(file, diagnostic, style));
             out.push('\n');
         }
+    }
+    for error in &outcome.internal_errors {
+        let report = miette::Report::new(
+            MietteDiagnostic::new(error.describe())
+                .with_code("placement::internal_error")
+                .with_severity(Severity::Error),
+        );
+        let _ = style.handler().render_report(out, report.as_ref());
+        out.push('\n');
     }
     let _ = writeln!(out, "{}", summary(outcome));
 }
@@ -158,7 +216,7 @@ pub fn summary(outcome: &Outcome) -> String {
             plural(outcome.files_linted, "file")
         ),
     };
-    match (outcome.count(Level::Deny), outcome.count(Level::Warn)) {
+    let found = match (outcome.count(Level::Deny), outcome.count(Level::Warn)) {
         (0, 0) => format!("no placement findings in {files}"),
         (errors, 0) => format!("found {} in {files}", plural(errors, "error")),
         (0, warnings) => format!("found {} in {files}", plural(warnings, "warning")),
@@ -166,6 +224,13 @@ pub fn summary(outcome: &Outcome) -> String {
             "found {} and {} in {files}",
             plural(errors, "error"),
             plural(warnings, "warning")
+        ),
+    };
+    match outcome.internal_errors.len() {
+        0 => found,
+        n => format!(
+            "{found}; {} could not be linted because of a bug in cargo-placement",
+            plural(n, "file")
         ),
     }
 }

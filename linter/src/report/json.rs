@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::human::{self, Style};
 use super::rustc_level;
-use crate::discover::Package;
+use crate::discover::{FileUnit, Package};
 use crate::{Diagnostic, LintedFile, Outcome};
 
 #[derive(Serialize)]
@@ -75,19 +75,15 @@ fn span<'a>(
     }
 }
 
-fn target(package: &Package, file: &LintedFile) -> serde_json::Value {
-    match file
-        .unit
-        .target
-        .and_then(|index| package.targets.get(index))
-    {
+fn target(package: &Package, unit: &FileUnit) -> serde_json::Value {
+    match unit.target.and_then(|index| package.targets.get(index)) {
         Some(target) => serde_json::to_value(target).unwrap_or_default(),
         // A file of no target (or no manifest): described as the library it is linted as.
         None => json!({
-            "name": file.unit.crate_name,
+            "name": unit.crate_name,
             "kind": ["lib"],
             "crate_types": ["lib"],
-            "src_path": file.unit.path,
+            "src_path": unit.path,
             "edition": "2021",
             "doc": false,
             "doctest": false,
@@ -103,7 +99,7 @@ pub fn message(
     diagnostic: &Diagnostic,
     ansi: bool,
 ) -> serde_json::Value {
-    let package = &outcome.workspace.packages[file.unit.package];
+    let package = &outcome.session.packages[file.unit.package];
     let finding = &diagnostic.finding;
     let mut spans = vec![span(file, &finding.span, true, Some(&finding.label))];
     spans.extend(
@@ -134,7 +130,7 @@ pub fn message(
         "reason": "compiler-message",
         "package_id": package.id,
         "manifest_path": package.manifest_path,
-        "target": target(package, file),
+        "target": target(package, &file.unit),
         "message": {
             "$message_type": "diagnostic",
             "message": finding.message,
@@ -147,13 +143,35 @@ pub fn message(
     })
 }
 
-/// A `compiler-message` line per diagnostic.
+/// A `compiler-message` line per diagnostic, and an `error` one per file that a bug of ours
+/// stopped.
 pub fn write(outcome: &Outcome, ansi: bool, out: &mut String) {
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
             out.push_str(&message(outcome, file, diagnostic, ansi).to_string());
             out.push('\n');
         }
+    }
+    for error in &outcome.internal_errors {
+        let package = &outcome.session.packages[error.unit.package];
+        let text = error.describe();
+        let line = json!({
+            "reason": "compiler-message",
+            "package_id": package.id,
+            "manifest_path": package.manifest_path,
+            "target": target(package, &error.unit),
+            "message": {
+                "$message_type": "diagnostic",
+                "message": text,
+                "code": { "code": "placement::internal_error", "explanation": null },
+                "level": "error",
+                "spans": [],
+                "children": [],
+                "rendered": format!("error: {text}\n"),
+            },
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
     }
 }
 

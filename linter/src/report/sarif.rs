@@ -2,6 +2,7 @@
 //! with its documentation, results with repository-relative locations and fingerprints that
 //! survive line moves.
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use crate::locate::{self, FindingKey};
@@ -88,12 +89,25 @@ fn fingerprint(key: &FindingKey, occurrence: usize) -> String {
     format!("{:016x}", fnv1a(&text))
 }
 
+/// What a URI path may hold as it is: RFC 3986's unreserved characters and `/`; everything else
+/// (spaces, `%`, `#`, `?`, line breaks, non-ASCII) is percent-encoded.
+const URI_PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+fn uri(path: &str) -> String {
+    utf8_percent_encode(path, URI_PATH).to_string()
+}
+
 /// The whole SARIF document.
 pub fn document(outcome: &Outcome) -> Value {
-    let prefix = outcome.workspace.repository_prefix();
+    let prefix = outcome.session.repository_prefix();
     let mut results = Vec::new();
     for file in &outcome.files {
-        let uri = format!("{prefix}{}", file.unit.relative);
+        let uri = uri(&format!("{prefix}{}", file.unit.relative));
         let keys = file.keys();
         let occurrences = locate::occurrences(&keys);
         for ((diagnostic, key), occurrence) in file.diagnostics.iter().zip(&keys).zip(occurrences) {
@@ -135,15 +149,32 @@ pub fn document(outcome: &Outcome) -> Value {
         }
     }
     let root = outcome
-        .workspace
-        .root
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(&outcome.workspace.root);
+        .session
+        .repository_root()
+        .unwrap_or(&outcome.session.root);
     let root_uri = format!(
         "file://{}/",
-        root.display().to_string().trim_end_matches('/')
+        uri(root.to_string_lossy().trim_end_matches('/'))
     );
+    // A file that a bug of ours stopped: the run did not finish its work.
+    let notifications: Vec<Value> = outcome
+        .internal_errors
+        .iter()
+        .map(|error| {
+            json!({
+                "level": "error",
+                "message": { "text": error.describe() },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {
+                            "uri": uri(&format!("{prefix}{}", error.unit.relative)),
+                            "uriBaseId": "%SRCROOT%",
+                        }
+                    }
+                }],
+            })
+        })
+        .collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -157,6 +188,10 @@ pub fn document(outcome: &Outcome) -> Value {
                 }
             },
             "originalUriBaseIds": { "%SRCROOT%": { "uri": root_uri } },
+            "invocations": [{
+                "executionSuccessful": outcome.internal_errors.is_empty(),
+                "toolExecutionNotifications": notifications,
+            }],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }]
@@ -166,4 +201,19 @@ pub fn document(outcome: &Outcome) -> Value {
 pub fn write(outcome: &Outcome, out: &mut String) {
     out.push_str(&serde_json::to_string_pretty(&document(outcome)).expect("SARIF serializes"));
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(uri("src/gpu pick/a%b.rs"), "src/gpu%20pick/a%25b.rs");
+        assert_eq!(uri("src/\n#?é.rs"), "src/%0A%23%3F%C3%A9.rs");
+        assert_eq!(
+            uri("crates/ml-core/src/lib_v2.rs"),
+            "crates/ml-core/src/lib_v2.rs"
+        );
+    }
 }

@@ -17,4 +17,11 @@ pub fn write(outcome: &Outcome, out: &mut String) {
             ));
         }
     }
+    for error in &outcome.internal_errors {
+        out.push_str(&format!(
+            "{}: error[internal_error]: {}\n",
+            error.unit.relative,
+            error.describe()
+        ));
+    }
 }

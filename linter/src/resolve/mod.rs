@@ -2,6 +2,7 @@
 //! every use of a known API (resolved by path, never by name alone) becomes an [`Event`] that
 //! the rules look at.
 
+pub mod device_string;
 mod scope;
 mod walker;
 

@@ -200,7 +200,10 @@ fn device_string(expr: &Expr) -> Option<u128> {
     else {
         return None;
     };
-    text.value().strip_prefix("cuda:")?.parse().ok()
+    match super::device_string::parse(&text.value())? {
+        super::device_string::Named::Cuda(ordinal) => Some(ordinal.into()),
+        super::device_string::Named::Cpu => None,
+    }
 }
 
 /// Binds every identifier of a pattern; a plain `x` or `x: T` gets `ty`, the rest are unknown.
@@ -409,6 +412,11 @@ impl<'a> Walker<'_, 'a> {
 
     /// What a receiver expression is known to be.
     fn infer(&self, expr: &Expr) -> Option<String> {
+        self.infer_within(expr, flow::INFERENCE_DEPTH)
+    }
+
+    fn infer_within(&self, expr: &Expr, depth: usize) -> Option<String> {
+        let depth = depth.checked_sub(1)?;
         match flow::peel(expr) {
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
@@ -437,13 +445,13 @@ impl<'a> Walker<'_, 'a> {
                         "std::boxed::Box::new",
                     ];
                     if pointer.contains(&path.as_str()) {
-                        return self.infer(call.args.first()?);
+                        return self.infer_within(call.args.first()?, depth);
                     }
                 }
                 self.known_path(&func.path)?.1.returns.clone()
             }
             Expr::MethodCall(call) => {
-                let receiver = self.infer(&call.receiver)?;
+                let receiver = self.infer_within(&call.receiver, depth)?;
                 self.cx
                     .api
                     .method(&receiver, &call.method.to_string())?
@@ -451,7 +459,7 @@ impl<'a> Walker<'_, 'a> {
                     .clone()
             }
             Expr::Field(field) => {
-                let owner = self.infer(&field.base)?;
+                let owner = self.infer_within(&field.base, depth)?;
                 let syn::Member::Named(name) = &field.member else {
                     return None;
                 };

@@ -241,7 +241,7 @@ pub fn check(events: &[Event<'_>]) -> Vec<Finding> {
         .collect()
 }
 
-pub use parse_error::finding as parse_error;
+pub use parse_error::{finding as parse_error, unlinted};
 
 #[cfg(test)]
 mod tests {

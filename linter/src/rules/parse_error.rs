@@ -1,9 +1,12 @@
 use super::{Finding, declare_rule};
+use crate::parse::Unparsed;
 
 declare_rule! {
     /// ## What it does
-    /// Reports a file that could not be parsed as Rust, at the place the parser stopped. The
-    /// other files are still linted.
+    /// Reports a file that could not be parsed or linted as Rust: a syntax error (at the place
+    /// the parser stopped), a file that is not valid UTF-8 (at its first bad byte), nesting
+    /// deeper than the linter's stack allows, or a file larger than `max_file_size`. The other
+    /// files are still linted.
     ///
     /// ## Why is this bad?
     /// Nothing in the file can be checked, so its placement problems go unreported.
@@ -21,24 +24,30 @@ declare_rule! {
     /// ## Known limits
     /// The linter parses with `syn`, which may lag behind the newest syntax that rustc accepts;
     /// such a file is reported here although it compiles. Files are never expanded or built,
-    /// so code produced by build scripts or procedural macros is not seen.
+    /// so code produced by build scripts or procedural macros is not seen. Files over
+    /// `max_file_size` (10 MiB unless configured: linting takes about 200 times a file's size
+    /// in memory) and expressions nested thousands of levels deep are reported, not linted.
     pub(crate) struct ParseError;
 }
 
 /// The finding for a file that `syn` rejected.
 pub fn finding(error: &syn::Error) -> Finding {
-    // The tokenizer's own message says nothing about what is wrong.
-    let reason = match error.to_string().as_str() {
-        "cannot parse string into token stream" => {
-            "unbalanced delimiters or an invalid token".to_owned()
-        }
-        other => other.to_owned(),
-    };
     Finding::new(
         "parse_error",
         error.span().byte_range(),
-        format!("could not parse this file: {reason}"),
+        format!("could not parse this file: {error}"),
         "the parser stopped here",
         "fix the syntax; the rest of the workspace was still linted",
+    )
+}
+
+/// The finding for a file that was not parsed for another reason than its syntax.
+pub fn unlinted(unparsed: Unparsed) -> Finding {
+    Finding::new(
+        "parse_error",
+        unparsed.span,
+        unparsed.message,
+        unparsed.label,
+        unparsed.help,
     )
 }

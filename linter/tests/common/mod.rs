@@ -14,13 +14,24 @@ pub fn demo() -> PathBuf {
         .expect("tests/demo")
 }
 
+/// The linter, as a user runs it: colours off unless asked for.
+pub fn command() -> Command {
+    let mut command = Command::cargo_bin("cargo-placement").expect("binary");
+    command.env_remove("NO_COLOR");
+    command
+}
+
 pub fn placement(args: &[&str]) -> Output {
-    Command::cargo_bin("cargo-placement")
-        .expect("binary")
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("runs")
+    command().args(args).output().expect("runs")
+}
+
+/// Writes `files` (path, text) under `root`, making folders as needed.
+pub fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
 }
 
 pub fn stdout(output: &Output) -> String {

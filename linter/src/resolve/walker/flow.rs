@@ -60,26 +60,34 @@ fn assigned_names(body: &syn::Block) -> HashSet<String> {
     found.0
 }
 
+/// How many layers inference looks through (`&`, `?`, `.clone()`, a method chain, an
+/// arithmetic chain): facts are not followed deeper, so that long generated chains are walked in
+/// linear time.
+pub(super) const INFERENCE_DEPTH: usize = 16;
+
 /// Strips what changes neither a value's device nor its type: `&x`, `(x)`, `x?`, `x.clone()`,
-/// `x.unwrap()`.
-pub(super) fn peel(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Reference(inner) => peel(&inner.expr),
-        Expr::Paren(inner) => peel(&inner.expr),
-        Expr::Group(inner) => peel(&inner.expr),
-        Expr::Try(inner) => peel(&inner.expr),
-        // Compared without turning the identifier into a string: this runs for most `let`s.
-        Expr::MethodCall(call)
-            if call.args.is_empty()
-                && ["clone", "to_owned", "unwrap", "as_ref", "borrow"]
-                    .iter()
-                    .any(|name| call.method == name) =>
-        {
-            peel(&call.receiver)
-        }
-        Expr::MethodCall(call) if call.method == "expect" => peel(&call.receiver),
-        other => other,
+/// `x.unwrap()`, up to [`INFERENCE_DEPTH`] layers.
+pub(super) fn peel(mut expr: &Expr) -> &Expr {
+    for _ in 0..INFERENCE_DEPTH {
+        expr = match expr {
+            Expr::Reference(inner) => &inner.expr,
+            Expr::Paren(inner) => &inner.expr,
+            Expr::Group(inner) => &inner.expr,
+            Expr::Try(inner) => &inner.expr,
+            // Compared without turning the identifier into a string: this runs for most `let`s.
+            Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && ["clone", "to_owned", "unwrap", "as_ref", "borrow"]
+                        .iter()
+                        .any(|name| call.method == name) =>
+            {
+                &call.receiver
+            }
+            Expr::MethodCall(call) if call.method == "expect" => &call.receiver,
+            other => return other,
+        };
     }
+    expr
 }
 
 pub(super) fn variable(expr: &Expr) -> Option<String> {
@@ -141,6 +149,11 @@ impl<'a> Walker<'_, 'a> {
 
     /// The device a tensor expression is definitely on.
     pub(super) fn tensor_device(&self, expr: &Expr) -> Option<Fact> {
+        self.tensor_device_within(expr, INFERENCE_DEPTH)
+    }
+
+    fn tensor_device_within(&self, expr: &Expr, depth: usize) -> Option<Fact> {
+        let depth = depth.checked_sub(1)?;
         let expr = peel(expr);
         if let Some(name) = variable(expr) {
             return self.scopes.var(&name).and_then(|(var, _)| var.on.clone());
@@ -179,16 +192,16 @@ impl<'a> Walker<'_, 'a> {
                             ..fact
                         })
                     }
-                    Role::SameDevice => self.tensor_device(&call.receiver),
+                    Role::SameDevice => self.tensor_device_within(&call.receiver, depth),
                     Role::BinaryOp => self
-                        .tensor_device(&call.receiver)
-                        .or_else(|| self.tensor_device(call.args.first()?)),
+                        .tensor_device_within(&call.receiver, depth)
+                        .or_else(|| self.tensor_device_within(call.args.first()?, depth)),
                     _ => None,
                 }
             }
             Expr::Binary(binary) if is_arithmetic(&binary.op) => self
-                .tensor_device(&binary.left)
-                .or_else(|| self.tensor_device(&binary.right)),
+                .tensor_device_within(&binary.left, depth)
+                .or_else(|| self.tensor_device_within(&binary.right, depth)),
             _ => None,
         }
     }

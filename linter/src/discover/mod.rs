@@ -1,0 +1,829 @@
+//! Discovery: which files to lint, and for each its workspace, package, target and role.
+//!
+//! Each given path is linted with the configuration, package roles and API entries of the
+//! workspace around it, found upward as cargo finds it (so a subfolder or a single file is
+//! linted as part of its workspace). Below the path, every package is linted, also those its
+//! workspace does not include (`exclude = [...]`, nested workspaces, several workspaces in one
+//! folder, a monorepo root with no manifest), each with its own manifest's roles, unless the
+//! configuration's `exclude` names them; files that belong to no package are linted with roles
+//! guessed from where they are.
+//!
+//! Packages and targets come from `cargo metadata --no-deps` ([`cargo`]), run for each
+//! workspace in parallel with the walk. When it fails, the manifests are read directly
+//! ([`manifest`]) and a note on stderr says what was degraded and why. Nothing is built or run.
+
+mod cargo;
+mod manifest;
+mod walk;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use globset::GlobSet;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::config::{self, CliLevels, Config, ConfigFile};
+use crate::resolve::{CrateContext, FileRole};
+
+use walk::Skip;
+
+/// What a target is, for placement: which code in it may choose devices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Lib,
+    ProcMacro,
+    Bin,
+    Example,
+    Test,
+    Bench,
+    CustomBuild,
+}
+
+impl TargetKind {
+    /// The kind of a target that cargo describes by its kinds (`["cdylib", "rlib"]`).
+    fn from_cargo(kinds: &[String]) -> TargetKind {
+        let has = |name: &str| kinds.iter().any(|kind| kind == name);
+        if has("custom-build") {
+            TargetKind::CustomBuild
+        } else if has("test") {
+            TargetKind::Test
+        } else if has("bench") {
+            TargetKind::Bench
+        } else if has("example") {
+            TargetKind::Example
+        } else if has("bin") {
+            TargetKind::Bin
+        } else if has("proc-macro") {
+            TargetKind::ProcMacro
+        } else {
+            TargetKind::Lib
+        }
+    }
+
+    fn cargo_name(self) -> &'static str {
+        match self {
+            TargetKind::Lib => "lib",
+            TargetKind::ProcMacro => "proc-macro",
+            TargetKind::Bin => "bin",
+            TargetKind::Example => "example",
+            TargetKind::Test => "test",
+            TargetKind::Bench => "bench",
+            TargetKind::CustomBuild => "custom-build",
+        }
+    }
+
+    /// Test and bench targets and build scripts: all of their code is an entry point.
+    pub fn is_entry(self) -> bool {
+        matches!(
+            self,
+            TargetKind::Test | TargetKind::Bench | TargetKind::CustomBuild
+        )
+    }
+
+    /// Bin and example targets: programs, which choose their own devices.
+    pub fn is_program(self) -> bool {
+        matches!(self, TargetKind::Bin | TargetKind::Example)
+    }
+}
+
+/// A target of a package, serialized as cargo does in its JSON messages.
+#[derive(Clone, Debug, Serialize)]
+pub struct Target {
+    pub name: String,
+    #[serde(skip)]
+    pub kind: TargetKind,
+    #[serde(rename = "kind")]
+    pub cargo_kinds: Vec<String>,
+    pub crate_types: Vec<String>,
+    pub src_path: PathBuf,
+    pub edition: String,
+}
+
+impl Target {
+    fn new(name: String, kind: TargetKind, src_path: PathBuf, edition: String) -> Target {
+        let crate_type = match kind {
+            TargetKind::Lib => "lib",
+            TargetKind::ProcMacro => "proc-macro",
+            _ => "bin",
+        };
+        Target {
+            name,
+            kind,
+            cargo_kinds: vec![kind.cargo_name().to_owned()],
+            crate_types: vec![crate_type.to_owned()],
+            src_path,
+            edition,
+        }
+    }
+}
+
+/// A package whose files are linted.
+#[derive(Debug)]
+pub struct Package {
+    /// Cargo's package id, or a `path+file://` id for files that belong to no package.
+    pub id: String,
+    pub name: String,
+    pub manifest_path: PathBuf,
+    pub root: PathBuf,
+    pub targets: Vec<Target>,
+    pub krate: CrateContext,
+    /// `[package.metadata]`.
+    pub metadata: serde_json::Value,
+    /// Index of its workspace in [`Session::workspaces`].
+    pub workspace: usize,
+}
+
+/// A workspace, or a folder without one, and the configuration its files are linted with.
+#[derive(Debug)]
+pub struct Workspace {
+    pub root: PathBuf,
+    /// The root's `Cargo.toml`, when there is one.
+    pub manifest: Option<PathBuf>,
+    pub config: Config,
+}
+
+/// One file to lint.
+#[derive(Debug, Clone)]
+pub struct FileUnit {
+    pub path: PathBuf,
+    /// Relative to the session's root, with `/` separators.
+    pub relative: String,
+    /// Index into [`Session::packages`].
+    pub package: usize,
+    /// Index into the package's targets, when the file belongs to one.
+    pub target: Option<usize>,
+    pub role: FileRole,
+    pub module: Vec<String>,
+    pub crate_name: String,
+    /// Whether discovery found the file lintable ([`crate::parse::prescan`]).
+    pub prescanned: bool,
+}
+
+/// Everything one run lints: the workspaces around and below the given paths, their packages
+/// and the files to lint.
+#[derive(Debug)]
+pub struct Session {
+    /// What file names are relative to: the workspace root when every path lies in one
+    /// workspace, else the folder that holds them all.
+    pub root: PathBuf,
+    pub workspaces: Vec<Workspace>,
+    pub packages: Vec<Package>,
+    pub files: Vec<FileUnit>,
+    /// What was degraded and why (`cargo metadata` failed, a folder could not be read), for
+    /// stderr, once each.
+    pub notes: Vec<String>,
+    /// Problems of the configuration worth a warning (unknown rule names).
+    pub warnings: Vec<String>,
+    /// The given paths, canonical.
+    pub requested: Vec<PathBuf>,
+}
+
+/// How a run is configured on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--config FILE`, used for every workspace in place of its own configuration.
+    pub config_file: Option<PathBuf>,
+    pub cli: CliLevels,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("{0} does not exist")]
+    Missing(PathBuf),
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+}
+
+fn crate_ident(name: &str) -> String {
+    name.replace('-', "_")
+}
+
+/// The nearest `Cargo.toml` at or above `dir`.
+fn nearest_manifest(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .map(|ancestor| ancestor.join("Cargo.toml"))
+        .find(|manifest| manifest.is_file())
+}
+
+/// The nearest `placement.toml` at or above `dir`, up to the repository's root: the
+/// configuration of files that belong to no workspace.
+fn nearest_config(dir: &Path) -> Option<PathBuf> {
+    for ancestor in dir.ancestors() {
+        let candidate = ancestor.join("placement.toml");
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if ancestor.join(".git").exists() {
+            break;
+        }
+    }
+    None
+}
+
+/// A workspace being discovered: its root manifest as read here, and `cargo metadata`
+/// running for it.
+struct Pending {
+    root: PathBuf,
+    manifest: Option<manifest::Manifest>,
+    /// The folders of its members, as read from the manifests (before cargo answers).
+    members: Vec<PathBuf>,
+    /// The workspace-level configuration.
+    config: Option<(String, ConfigFile)>,
+    /// Its `exclude` globs, for the walk.
+    exclude: GlobSet,
+    packages: Packages,
+}
+
+/// Where a workspace's packages come from.
+enum Packages {
+    /// `cargo metadata`, running.
+    Cargo(JoinHandle<Result<cargo::Found, String>>),
+    /// The package's own manifest: a package below the given paths that no workspace claims,
+    /// which cargo would take as a workspace of one.
+    Manifest,
+    /// None: a folder without a manifest.
+    None,
+}
+
+impl Pending {
+    /// Whether `dir` is this workspace's root or one of its members' folders.
+    fn covers(&self, dir: &Path) -> bool {
+        self.root == dir || self.members.iter().any(|member| member == dir)
+    }
+
+    fn excluded(&self, path: &Path) -> bool {
+        path.strip_prefix(&self.root)
+            .is_ok_and(|relative| self.exclude.is_match(relative))
+    }
+}
+
+struct Discovery<'o> {
+    options: &'o Options,
+    pending: Vec<Pending>,
+    notes: Vec<String>,
+    members: manifest::Members,
+}
+
+impl Discovery<'_> {
+    /// The workspace of the package or workspace whose manifest is `path`, started if new.
+    /// `nested`: found below a given path rather than around it.
+    fn workspace_of(&mut self, path: &Path, nested: bool) -> Result<usize, DiscoverError> {
+        let read = manifest::Manifest::read(path);
+        let root = match &read {
+            Ok(manifest) => manifest::find_root(manifest, &mut self.members),
+            Err(_) => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        if let Some(index) = self.pending.iter().position(|p| p.root == root) {
+            return Ok(index);
+        }
+        let root_manifest = if root.join("Cargo.toml") == path {
+            read.ok()
+        } else {
+            manifest::Manifest::read(&root.join("Cargo.toml")).ok()
+        };
+        let members = match &root_manifest {
+            Some(manifest) => manifest::members_of(manifest, &mut self.members).to_vec(),
+            None => Vec::new(),
+        };
+        let config = config::load_workspace(
+            self.options.config_file.as_deref(),
+            &root,
+            root_manifest
+                .as_ref()
+                .and_then(manifest::Manifest::workspace_metadata),
+        )?;
+        let exclude = exclude_globs(&config)?;
+        let standalone = root_manifest
+            .as_ref()
+            .is_some_and(|m| m.workspace().is_none() && m.package().is_some());
+        let packages = if nested && standalone {
+            Packages::Manifest
+        } else {
+            let manifest_path = root.join("Cargo.toml");
+            Packages::Cargo(std::thread::spawn(move || cargo::metadata(&manifest_path)))
+        };
+        self.pending.push(Pending {
+            root,
+            manifest: root_manifest,
+            members,
+            config,
+            exclude,
+            packages,
+        });
+        Ok(self.pending.len() - 1)
+    }
+
+    /// A folder without a workspace: its configuration is the nearest `placement.toml`.
+    fn plain(&mut self, dir: &Path) -> Result<usize, DiscoverError> {
+        if let Some(index) = self.pending.iter().position(|p| p.root == dir) {
+            return Ok(index);
+        }
+        let config = match &self.options.config_file {
+            Some(file) => config::load_workspace(Some(file), dir, None)?,
+            None => match nearest_config(dir) {
+                Some(file) => config::load_workspace(Some(&file), dir, None)?,
+                None => None,
+            },
+        };
+        let exclude = exclude_globs(&config)?;
+        self.pending.push(Pending {
+            root: dir.to_path_buf(),
+            manifest: None,
+            members: Vec::new(),
+            config,
+            exclude,
+            packages: Packages::None,
+        });
+        Ok(self.pending.len() - 1)
+    }
+}
+
+fn exclude_globs(config: &Option<(String, ConfigFile)>) -> Result<GlobSet, DiscoverError> {
+    Ok(match config {
+        Some((name, file)) => file.exclude_globs(name)?,
+        None => GlobSet::empty(),
+    })
+}
+
+/// Finds what to lint at `paths`: the workspaces around and below them, their packages and
+/// files, each with the configuration that applies to it.
+pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, DiscoverError> {
+    let mut discovery = Discovery {
+        options,
+        pending: Vec::new(),
+        notes: Vec::new(),
+        members: manifest::Members::new(),
+    };
+    let mut requested = Vec::new();
+    // The workspace around each path, as cargo finds it from there.
+    let mut around = Vec::new();
+    for path in paths {
+        let path = path
+            .canonicalize()
+            .map_err(|_| DiscoverError::Missing(path.clone()))?;
+        let dir = if path.is_file() {
+            path.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            path.clone()
+        };
+        let index = match nearest_manifest(&dir) {
+            Some(manifest) => discovery.workspace_of(&manifest, false)?,
+            None => discovery.plain(&dir)?,
+        };
+        around.push(index);
+        requested.push(path);
+    }
+
+    // Walk each path with the excludes of its workspace; a path the configuration excludes is
+    // still linted when asked for by name, as ruff does.
+    let mut seen = HashSet::new();
+    let mut files = Vec::new();
+    let mut manifests = Vec::new();
+    for (path, &index) in requested.iter().zip(&around) {
+        let workspace = &discovery.pending[index];
+        let asked_for_excluded = workspace.excluded(path);
+        let excluded = |entry: &Path| !asked_for_excluded && workspace.excluded(entry);
+        let walked = walk::walk(path, &excluded, &mut seen);
+        discovery.notes.extend(walked.notes);
+        files.extend(walked.files.into_iter().map(|file| (file, index)));
+        manifests.extend(walked.manifests);
+    }
+
+    // Manifests below the paths that no known workspace covers: excluded members, nested
+    // workspaces, several workspaces under one folder.
+    for manifest in &manifests {
+        let dir = manifest.parent().unwrap_or(Path::new(""));
+        if !discovery.pending.iter().any(|p| p.covers(dir)) {
+            discovery.workspace_of(manifest, true)?;
+        }
+    }
+    // While cargo answers: check that each file can be linted, so that linting need not.
+    let prescanned: Vec<bool> = files
+        .par_iter()
+        .map(|(path, around)| {
+            let limit = discovery.pending[*around]
+                .config
+                .as_ref()
+                .map_or(config::DEFAULT_MAX_FILE_SIZE, |(_, file)| {
+                    file.max_file_size()
+                });
+            crate::parse::prescan(path, limit.0)
+        })
+        .collect();
+    let files = files
+        .into_iter()
+        .zip(prescanned)
+        .map(|((path, around), prescanned)| (path, around, prescanned))
+        .collect();
+
+    let mut session = Session {
+        root: session_root(&around, &discovery.pending),
+        workspaces: Vec::new(),
+        packages: Vec::new(),
+        files: Vec::new(),
+        notes: Vec::new(),
+        warnings: Vec::new(),
+        requested,
+    };
+    for pending in std::mem::take(&mut discovery.pending) {
+        session.add_workspace(pending, options, &mut discovery.notes)?;
+    }
+    // A member that neither cargo nor the root's manifest counted (cargo failed on the
+    // workspace, but the package's own manifest is fine): read on its own.
+    for manifest in &manifests {
+        let dir = manifest.parent().unwrap_or(Path::new(""));
+        if session.packages.iter().any(|package| package.root == dir) {
+            continue;
+        }
+        if let Ok(read) = manifest::Manifest::read(manifest)
+            && let Some(mut package) = read.to_package(None)
+            && let Some(index) = session.workspace_holding(dir)
+        {
+            package.workspace = index;
+            session.packages.push(package);
+        }
+    }
+    session.notes = discovery.notes;
+    session.assign(files);
+    Ok(session)
+}
+
+/// The root that file names are relative to.
+fn session_root(around: &[usize], pending: &[Pending]) -> PathBuf {
+    let bases: Vec<&Path> = around.iter().map(|&i| pending[i].root.as_path()).collect();
+    let Some(first) = bases.first() else {
+        return PathBuf::from(".");
+    };
+    let mut root = first.to_path_buf();
+    for base in &bases[1..] {
+        while !base.starts_with(&root) {
+            if !root.pop() {
+                break;
+            }
+        }
+    }
+    root
+}
+
+impl Session {
+    fn add_workspace(
+        &mut self,
+        mut pending: Pending,
+        options: &Options,
+        notes: &mut Vec<String>,
+    ) -> Result<(), DiscoverError> {
+        let index = self.workspaces.len();
+        let packages = match std::mem::replace(&mut pending.packages, Packages::None) {
+            Packages::None => Vec::new(),
+            Packages::Manifest => from_manifests(&pending),
+            Packages::Cargo(handle) => {
+                let found = handle
+                    .join()
+                    .unwrap_or_else(|_| Err("`cargo metadata` could not be run".to_owned()));
+                match found {
+                    Ok(found) => {
+                        if found.root != pending.root {
+                            notes.push(format!(
+                                "cargo places the workspace of {} at {}; its configuration is \
+                                 read from {}",
+                                pending.root.display(),
+                                found.root.display(),
+                                pending.root.display()
+                            ));
+                        }
+                        found.packages
+                    }
+                    Err(reason) => {
+                        let packages = from_manifests(&pending);
+                        notes.push(format!(
+                            "`cargo metadata` failed for {}: {reason}; its {} package(s) were \
+                             read from their manifests instead (targets by cargo's conventions)",
+                            pending.root.join("Cargo.toml").display(),
+                            packages.len()
+                        ));
+                        packages
+                    }
+                }
+            }
+        };
+        let mut sources = Vec::new();
+        for package in &packages {
+            if let Some(value) = package.metadata.get("placement") {
+                let name = format!(
+                    "[package.metadata.placement] of {}",
+                    package.manifest_path.display()
+                );
+                let file = ConfigFile::from_metadata(&name, value)?;
+                sources.push((package.name.clone(), name, file));
+            }
+        }
+        let config = Config::new(pending.config, sources, options.cli.clone())?;
+        self.warnings.extend(config.warnings.iter().cloned());
+        for mut package in packages {
+            package.workspace = index;
+            self.packages.push(package);
+        }
+        self.workspaces.push(Workspace {
+            root: pending.root,
+            manifest: pending.manifest.map(|manifest| manifest.path),
+            config,
+        });
+        Ok(())
+    }
+
+    /// The innermost workspace whose root holds `dir`.
+    fn workspace_holding(&self, dir: &Path) -> Option<usize> {
+        self.workspaces
+            .iter()
+            .enumerate()
+            .filter(|(_, workspace)| dir.starts_with(&workspace.root))
+            .max_by_key(|(_, workspace)| workspace.root.components().count())
+            .map(|(index, _)| index)
+    }
+
+    /// Gives each file its package (the innermost that holds it), target, role and module,
+    /// and drops files that the configuration of their workspace excludes.
+    fn assign(&mut self, files: Vec<(PathBuf, usize, bool)>) {
+        let mut units = Vec::new();
+        let roots: HashMap<PathBuf, usize> = self
+            .packages
+            .iter()
+            .enumerate()
+            .map(|(index, package)| (package.root.clone(), index))
+            .collect();
+        for (path, around, prescanned) in files {
+            // The innermost package that holds the file.
+            let package = path
+                .ancestors()
+                .skip(1)
+                .find_map(|dir| roots.get(dir).copied());
+            let package = match package {
+                Some(index) => index,
+                None => {
+                    let workspace = self.workspace_holding(&path).unwrap_or(around);
+                    self.loose_package(workspace)
+                }
+            };
+            if !self.excluded(package, &path) {
+                units.push(FileUnit {
+                    prescanned,
+                    ..self.classify(package, path)
+                });
+            }
+        }
+        units.sort_by(|a, b| a.relative.cmp(&b.relative));
+        self.files = units;
+    }
+
+    /// Whether the configuration of a package's workspace excludes `path`, unless the path
+    /// asked for on the command line that holds it is itself excluded (asked for by name).
+    fn excluded(&self, package: usize, path: &Path) -> bool {
+        let workspace = &self.workspaces[self.packages[package].workspace];
+        let is_excluded = |path: &Path| {
+            path.strip_prefix(&workspace.root)
+                .is_ok_and(|relative| workspace.config.excluded(relative))
+        };
+        let asked_by_name = self
+            .requested
+            .iter()
+            .any(|asked| path.starts_with(asked) && is_excluded(asked));
+        is_excluded(path) && !asked_by_name
+    }
+
+    /// The package of the files of a workspace that belong to none of its packages.
+    fn loose_package(&mut self, workspace: usize) -> usize {
+        let root = self.workspaces[workspace].root.clone();
+        if let Some(index) = self
+            .packages
+            .iter()
+            .position(|p| p.workspace == workspace && p.targets.is_empty() && p.root == root)
+        {
+            return index;
+        }
+        let name = root
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("files")
+            .to_owned();
+        self.packages.push(Package {
+            id: format!("path+file://{}#{}", root.display(), crate_ident(&name)),
+            name,
+            manifest_path: root.join("Cargo.toml"),
+            root,
+            targets: Vec::new(),
+            krate: CrateContext::default(),
+            metadata: serde_json::Value::Null,
+            workspace,
+        });
+        self.packages.len() - 1
+    }
+
+    /// `path` relative to the session's root, with `/` separators.
+    pub fn relative(&self, path: &Path) -> String {
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        relative.to_string_lossy().replace('\\', "/")
+    }
+
+    /// The workspace root's path inside its git repository (`crates/ml/` or empty), so that
+    /// formats read by GitHub name files from the repository root.
+    pub fn repository_prefix(&self) -> String {
+        let Some(repo) = self.repository_root() else {
+            return String::new();
+        };
+        let inside = self.root.strip_prefix(repo).unwrap_or(Path::new(""));
+        let prefix = inside.to_string_lossy().replace('\\', "/");
+        if prefix.is_empty() {
+            prefix
+        } else {
+            format!("{prefix}/")
+        }
+    }
+
+    /// The root of the git repository that holds the session's root.
+    pub fn repository_root(&self) -> Option<&Path> {
+        self.root.ancestors().find(|dir| dir.join(".git").exists())
+    }
+
+    /// The configuration a file is linted with.
+    pub fn config(&self, unit: &FileUnit) -> &Config {
+        &self.workspaces[self.packages[unit.package].workspace].config
+    }
+
+    /// Explains a run that found nothing to lint: how many `.rs` files each reason skipped.
+    pub fn why_empty(&self) -> String {
+        let mut counts: Vec<(Skip, usize)> = Vec::new();
+        for path in &self.requested {
+            let workspace = self.workspace_holding(path).map(|i| &self.workspaces[i]);
+            let excluded = |entry: &Path| {
+                workspace.is_some_and(|w| {
+                    entry
+                        .strip_prefix(&w.root)
+                        .is_ok_and(|relative| w.config.excluded(relative))
+                })
+            };
+            for (reason, count) in walk::skipped(path, &excluded) {
+                match counts.iter_mut().find(|(r, _)| *r == reason) {
+                    Some((_, total)) => *total += count,
+                    None => counts.push((reason, count)),
+                }
+            }
+        }
+        let paths: Vec<String> = self
+            .requested
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect();
+        if counts.is_empty() {
+            return format!("no Rust files found in {}", paths.join(", "));
+        }
+        let reasons: Vec<String> = counts
+            .iter()
+            .map(|(reason, count)| {
+                let why = match reason {
+                    Skip::Hidden => "in hidden folders",
+                    Skip::BuildOutput => "in cargo's `target` folders",
+                    Skip::Excluded => "matching `exclude` in the configuration",
+                };
+                format!("{count} {why}")
+            })
+            .collect();
+        format!(
+            "no Rust files were linted in {}: its .rs files were skipped ({}); give such a \
+             folder as the path to lint it, or change `exclude`",
+            paths.join(", "),
+            reasons.join(", ")
+        )
+    }
+
+    /// The target a file of a package belongs to, its role and its module path.
+    fn classify(&self, package: usize, path: PathBuf) -> FileUnit {
+        let pkg = &self.packages[package];
+        let relative = self.relative(&path);
+        let exact = pkg
+            .targets
+            .iter()
+            .position(|target| target.src_path == path);
+        // Otherwise the target whose source folder holds the file, preferring the deepest folder
+        // and the library; build scripts only own themselves.
+        let owner = exact.or_else(|| {
+            pkg.targets
+                .iter()
+                .enumerate()
+                .filter(|(_, target)| target.kind != TargetKind::CustomBuild)
+                .filter_map(|(index, target)| {
+                    let dir = target.src_path.parent()?;
+                    let is_lib = matches!(target.kind, TargetKind::Lib | TargetKind::ProcMacro);
+                    path.starts_with(dir)
+                        .then_some((index, dir.components().count(), is_lib))
+                })
+                .max_by_key(|&(_, depth, is_lib)| (depth, is_lib))
+                .map(|(index, _, _)| index)
+        });
+        let Some(index) = owner else {
+            return FileUnit {
+                role: guess_role(&path),
+                path,
+                relative,
+                package,
+                target: None,
+                module: Vec::new(),
+                crate_name: crate_ident(&pkg.name),
+                prescanned: false,
+            };
+        };
+        let target = &pkg.targets[index];
+        let role = if target.kind.is_entry() {
+            FileRole::EntryFile
+        } else if target.kind.is_program() {
+            if exact.is_some() {
+                FileRole::BinaryRoot
+            } else {
+                FileRole::BinaryModule
+            }
+        } else {
+            FileRole::Library
+        };
+        let module = match (exact, target.src_path.parent()) {
+            (None, Some(dir)) => module_path(path.strip_prefix(dir).unwrap_or(&path)),
+            _ => Vec::new(),
+        };
+        FileUnit {
+            path,
+            relative,
+            package,
+            target: Some(index),
+            role,
+            module,
+            crate_name: crate_ident(&target.name),
+            prescanned: false,
+        }
+    }
+}
+
+/// The packages of a workspace as its manifests describe them, when cargo could not say.
+fn from_manifests(pending: &Pending) -> Vec<Package> {
+    let root = pending.manifest.as_ref();
+    let mut dirs = pending.members.clone();
+    if dirs.is_empty() && root.is_some_and(|r| r.package().is_some()) {
+        dirs.push(pending.root.clone());
+    }
+    dirs.iter()
+        .filter_map(|dir| {
+            let manifest = manifest::Manifest::read(&dir.join("Cargo.toml")).ok()?;
+            manifest.to_package(root)
+        })
+        .collect()
+}
+
+/// `gpu/mod.rs` → `[gpu]`, `gpu/pick.rs` → `[gpu, pick]`.
+fn module_path(relative: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|part| part.to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.trim_end_matches(".rs");
+        if stem != "mod" && stem != "lib" && stem != "main" {
+            parts.push(stem.to_owned());
+        }
+    }
+    parts
+}
+
+/// The role of a file with no target to say: by where it is.
+fn guess_role(path: &Path) -> FileRole {
+    let in_dir = |name: &str| path.components().any(|c| c.as_os_str() == name);
+    let file_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if in_dir("tests") || in_dir("benches") || file_name == "build.rs" {
+        FileRole::EntryFile
+    } else if file_name == "main.rs" || in_dir("bin") || in_dir("examples") {
+        FileRole::BinaryRoot
+    } else {
+        FileRole::Library
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_paths_follow_the_file_tree() {
+        assert_eq!(module_path(Path::new("gpu/mod.rs")), vec!["gpu"]);
+        assert_eq!(module_path(Path::new("gpu/pick.rs")), vec!["gpu", "pick"]);
+        assert_eq!(module_path(Path::new("lib.rs")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn roles_are_guessed_from_the_path_without_a_manifest() {
+        assert_eq!(guess_role(Path::new("x/tests/it.rs")), FileRole::EntryFile);
+        assert_eq!(guess_role(Path::new("x/build.rs")), FileRole::EntryFile);
+        assert_eq!(guess_role(Path::new("x/src/main.rs")), FileRole::BinaryRoot);
+        assert_eq!(guess_role(Path::new("x/src/gpu.rs")), FileRole::Library);
+    }
+}

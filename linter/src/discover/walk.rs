@@ -1,0 +1,216 @@
+//! Walking folders for source files and manifests, as cargo would find them: symbolic links are
+//! followed (a linked file, module folder or crate root is built like any other), loops are
+//! detected, and each file is taken once however many links lead to it. Build outputs
+//! (`target/`), hidden folders and configured excludes are skipped, and the reason a file was
+//! skipped can be told when nothing is left.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use walkdir::{DirEntry, WalkDir};
+
+/// What a walk found.
+#[derive(Debug, Default)]
+pub(crate) struct Walked {
+    /// `.rs` files, in path order.
+    pub(crate) files: Vec<PathBuf>,
+    /// `Cargo.toml` files, in path order (shallow folders first within a parent).
+    pub(crate) manifests: Vec<PathBuf>,
+    /// Problems worth a line on stderr: unreadable folders, symbolic link loops.
+    pub(crate) notes: Vec<String>,
+}
+
+/// Why a walk does not enter a folder or take a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Skip {
+    Hidden,
+    BuildOutput,
+    Excluded,
+}
+
+fn is_hidden(entry: &DirEntry) -> bool {
+    entry
+        .file_name()
+        .to_str()
+        .is_some_and(|name| name.starts_with('.') && name != "." && name != "..")
+}
+
+/// cargo's output folder: `target` next to a manifest, or any folder cargo tagged as a cache.
+fn is_build_output(entry: &DirEntry) -> bool {
+    let path = entry.path();
+    entry.file_name() == "target"
+        && (path.join("CACHEDIR.TAG").exists()
+            || path
+                .parent()
+                .is_some_and(|parent| parent.join("Cargo.toml").is_file()))
+}
+
+/// Why `entry` (below the walk's root) is skipped, if it is.
+fn skip(entry: &DirEntry, excluded: &dyn Fn(&Path) -> bool) -> Option<Skip> {
+    if entry.depth() == 0 {
+        return None;
+    }
+    if is_hidden(entry) {
+        Some(Skip::Hidden)
+    } else if excluded(entry.path()) {
+        Some(Skip::Excluded)
+    } else if entry.file_type().is_dir() && is_build_output(entry) {
+        Some(Skip::BuildOutput)
+    } else {
+        None
+    }
+}
+
+/// What makes two paths the same file: its device and inode where there are such (one `stat`),
+/// else its canonical path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum FileId {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_id(entry: &DirEntry) -> FileId {
+    #[cfg(unix)]
+    if let Ok(meta) = entry.metadata() {
+        use std::os::unix::fs::MetadataExt;
+        return FileId::Inode(meta.dev(), meta.ino());
+    }
+    let path = entry.path();
+    FileId::Path(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// The `.rs` files and manifests under `root` (a folder or a file) that `excluded` (given
+/// absolute paths) lets through. `seen` holds the files already taken by earlier walks of the
+/// run, so that a file reached twice is linted once.
+pub(crate) fn walk(
+    root: &Path,
+    excluded: &dyn Fn(&Path) -> bool,
+    seen: &mut HashSet<FileId>,
+) -> Walked {
+    let mut walked = Walked::default();
+    let entries = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| skip(entry, excluded).is_none());
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let at = err.path().unwrap_or(root).display().to_string();
+                let note = match err.loop_ancestor() {
+                    Some(ancestor) => format!(
+                        "{at} is a symbolic link to its own ancestor {}; not followed",
+                        ancestor.display()
+                    ),
+                    None => format!("cannot read {at}: {err}; skipped"),
+                };
+                walked.notes.push(note);
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.path();
+        let kind = if path.extension().is_some_and(|ext| ext == "rs") {
+            &mut walked.files
+        } else if entry.file_name() == "Cargo.toml" {
+            &mut walked.manifests
+        } else {
+            continue;
+        };
+        // Two links to one file, or a file given twice: the first name found wins.
+        if seen.insert(file_id(&entry)) {
+            kind.push(entry.into_path());
+        }
+    }
+    walked
+}
+
+/// Counts the `.rs` files under `root` by why a walk skipped them, to explain a run that
+/// linted nothing.
+pub(crate) fn skipped(root: &Path, excluded: &dyn Fn(&Path) -> bool) -> Vec<(Skip, usize)> {
+    let mut counts: Vec<(Skip, usize)> = Vec::new();
+    let mut entries = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
+    let mut reasons: Vec<(usize, Skip)> = Vec::new();
+    while let Some(Ok(entry)) = entries.next() {
+        reasons.retain(|(depth, _)| *depth < entry.depth());
+        if let Some(reason) = skip(&entry, excluded) {
+            reasons.push((entry.depth(), reason));
+        }
+        let is_source =
+            entry.file_type().is_file() && entry.path().extension().is_some_and(|ext| ext == "rs");
+        if let (true, Some((_, reason))) = (is_source, reasons.first()) {
+            match counts.iter_mut().find(|(skip, _)| skip == reason) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((*reason, 1)),
+            }
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_loops_detected_and_each_file_taken_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let shared = root.join("shared");
+        std::fs::create_dir_all(shared.join("gpu")).unwrap();
+        std::fs::write(shared.join("gpu/pick.rs"), "").unwrap();
+        std::fs::write(shared.join("lib.rs"), "").unwrap();
+        let src = root.join("crate/src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::os::unix::fs::symlink(shared.join("lib.rs"), src.join("lib.rs")).unwrap();
+        std::os::unix::fs::symlink(shared.join("gpu"), src.join("gpu")).unwrap();
+        std::os::unix::fs::symlink(&root, src.join("again")).unwrap();
+        std::fs::create_dir_all(root.join("crate/target/debug")).unwrap();
+        std::fs::write(root.join("crate/Cargo.toml"), "").unwrap();
+        std::fs::write(root.join("crate/target/debug/out.rs"), "").unwrap();
+
+        let mut seen = HashSet::new();
+        let walked = walk(&root.join("crate"), &|_| false, &mut seen);
+        let names: Vec<_> = walked
+            .files
+            .iter()
+            .map(|path| path.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["crate/src/gpu/pick.rs", "crate/src/lib.rs"]);
+        assert_eq!(walked.manifests, [root.join("crate/Cargo.toml")]);
+        assert!(
+            walked.notes.iter().any(|note| note.contains("again")),
+            "{:?}",
+            walked.notes
+        );
+        // The same files reached again through their real folder are not taken twice.
+        let again = walk(&shared, &|_| false, &mut seen);
+        assert!(again.files.is_empty(), "{:?}", again.files);
+    }
+
+    #[test]
+    fn skipped_files_are_counted_by_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in ["a/.hidden/x.rs", "a/vendor/y.rs", "a/vendor/z.rs"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let excluded = |path: &Path| path.ends_with("vendor");
+        let counts = skipped(&root.join("a"), &excluded);
+        assert_eq!(counts, [(Skip::Hidden, 1), (Skip::Excluded, 2)]);
+        assert!(
+            walk(&root.join("a"), &excluded, &mut HashSet::new())
+                .files
+                .is_empty()
+        );
+    }
+}

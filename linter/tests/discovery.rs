@@ -1,0 +1,338 @@
+//! Discovery as a new user meets it: workspaces that `cargo metadata` cannot read, packages a
+//! workspace leaves out, symbolic links, runs from a subfolder or on one file, several paths,
+//! and a folder named like the subcommand. Every run either lints what is there or says why
+//! it could not; none passes silently.
+
+mod common;
+
+use std::path::Path;
+
+use cargo_metadata::Message;
+use common::{command, placement, stderr, stdout, write_files};
+
+const GPU_ONE: &str =
+    "pub fn f() -> candle_core::Device { candle_core::Device::new_cuda(1).unwrap() }\n";
+
+fn package(name: &str) -> String {
+    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+}
+
+fn short(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![dir.to_str().unwrap(), "--message-format", "short"];
+    args.extend_from_slice(extra);
+    placement(&args)
+}
+
+/// The `file:line` of each finding in `short` output.
+fn places(output: &std::process::Output) -> Vec<String> {
+    stdout(output)
+        .lines()
+        .map(|line| line.split(": ").next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_workspace_cargo_cannot_read_is_linted_from_its_manifests() {
+    // The issue's repro: a member folder is missing.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"a\", \"missing\"]\n",
+            ),
+            ("a/Cargo.toml", &package("a")),
+            ("a/src/lib.rs", GPU_ONE),
+        ],
+    );
+    let output = short(dir.path(), &["-D", "warnings"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(places(&output), ["a/src/lib.rs:1:67"]);
+    let err = stderr(&output);
+    assert_eq!(
+        err.matches("note: `cargo metadata` failed").count(),
+        1,
+        "said once: {err}"
+    );
+    assert!(err.contains("read from their manifests"), "{err}");
+
+    // A member's path dependency is missing.
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"a\"]\n"),
+            (
+                "a/Cargo.toml",
+                &(package("a") + "[dependencies]\nghost = { path = \"../ghost\" }\n"),
+            ),
+        ],
+    );
+    let output = short(dir.path(), &["-D", "warnings"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(places(&output), ["a/src/lib.rs:1:67"]);
+
+    // A root package without targets next to `[workspace]`.
+    write_files(
+        dir.path(),
+        &[(
+            "Cargo.toml",
+            &(package("root") + "[workspace]\nmembers = [\"a\"]\n"),
+        )],
+    );
+    std::fs::write(dir.path().join("a/Cargo.toml"), package("a")).unwrap();
+    let output = short(dir.path(), &["-D", "warnings"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(places(&output), ["a/src/lib.rs:1:67"]);
+}
+
+#[test]
+fn no_cargo_and_a_toolchain_file_are_no_reason_to_lint_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"a\"]\n"),
+            ("a/Cargo.toml", &package("a")),
+            ("a/src/lib.rs", GPU_ONE),
+            // Never installed: it is not consulted, as the project's toolchain is not needed.
+            (
+                "rust-toolchain.toml",
+                "[toolchain]\nchannel = \"nightly-1999-01-01\"\n",
+            ),
+        ],
+    );
+    let output = command()
+        .args([dir.path().to_str().unwrap(), "--message-format", "short"])
+        .env("PATH", "")
+        .env_remove("CARGO")
+        .output()
+        .unwrap();
+    assert_eq!(
+        places(&output),
+        ["a/src/lib.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
+    assert!(stderr(&output).contains("note: `cargo metadata` failed"));
+
+    let output = command()
+        .args([".", "--message-format", "short"])
+        .current_dir(dir.path())
+        .env_remove("CARGO")
+        .output()
+        .unwrap();
+    assert_eq!(
+        places(&output),
+        ["a/src/lib.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !stderr(&output).contains("note:"),
+        "cargo answered from a neutral folder: {}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn nothing_linted_is_an_error_that_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (".generated/gpu.rs", GPU_ONE),
+            ("placement.toml", "exclude = [\"vendor/**\"]\n"),
+            ("vendor/gpu.rs", GPU_ONE),
+        ],
+    );
+    let output = placement(&[dir.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("no Rust files were linted")
+            && err.contains("1 in hidden folders")
+            && err.contains("1 matching `exclude`"),
+        "{err}"
+    );
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+
+    let empty = tempfile::tempdir().unwrap();
+    let output = placement(&[empty.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no Rust files found"));
+}
+
+#[test]
+fn packages_a_workspace_leaves_out_are_linted_with_their_own_roles() {
+    // A monorepo root without a manifest: a workspace that excludes its GPU crate, another
+    // workspace with a binary, and loose files.
+    let dir = tempfile::tempdir().unwrap();
+    let main = "fn main() { let _ = candle_core::Device::new_cuda(1); }\n";
+    write_files(
+        dir.path(),
+        &[
+            (
+                "ml/Cargo.toml",
+                "[workspace]\nmembers = [\"core\"]\nexclude = [\"gpu\", \"nested\"]\n",
+            ),
+            ("ml/core/Cargo.toml", &package("core")),
+            ("ml/core/src/lib.rs", GPU_ONE),
+            ("ml/gpu/Cargo.toml", &package("gpu")),
+            ("ml/gpu/src/lib.rs", GPU_ONE),
+            (
+                "ml/nested/Cargo.toml",
+                "[workspace]\nmembers = [\"tool\"]\n",
+            ),
+            ("ml/nested/tool/Cargo.toml", &package("tool")),
+            ("ml/nested/tool/src/main.rs", main),
+            ("ml/nested/tool/src/lib.rs", GPU_ONE),
+            ("serve/Cargo.toml", &package("serve")),
+            ("serve/src/main.rs", main),
+            ("scripts/probe.rs", GPU_ONE),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        places(&output),
+        [
+            "ml/core/src/lib.rs:1:67",
+            "ml/gpu/src/lib.rs:1:67",
+            "ml/nested/tool/src/lib.rs:1:67",
+            "scripts/probe.rs:1:67",
+        ],
+        "each `main` is its program's entry point"
+    );
+    assert!(stdout(&output).lines().count() == 4);
+
+    // Unless the configuration's `exclude` names them.
+    write_files(
+        dir.path(),
+        &[("ml/placement.toml", "exclude = [\"gpu/**\"]\n")],
+    );
+    let output = short(&dir.path().join("ml"), &[]);
+    assert_eq!(
+        places(&output),
+        ["core/src/lib.rs:1:67", "nested/tool/src/lib.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_are_linted_as_cargo_builds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("shared/lib.rs", "pub mod gpu;\npub mod pick;\n"),
+            ("shared/gpu/mod.rs", GPU_ONE),
+            ("shared/pick.rs", GPU_ONE),
+            ("ws/Cargo.toml", &package("ws")),
+        ],
+    );
+    let src = root.join("ws/src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::os::unix::fs::symlink(root.join("shared/lib.rs"), src.join("lib.rs")).unwrap();
+    std::os::unix::fs::symlink(root.join("shared/gpu"), src.join("gpu")).unwrap();
+    std::os::unix::fs::symlink(root.join("shared/pick.rs"), src.join("pick.rs")).unwrap();
+    // A second name for a file, and a loop.
+    std::os::unix::fs::symlink(root.join("shared/pick.rs"), src.join("zz_alias.rs")).unwrap();
+    std::os::unix::fs::symlink(&src, src.join("gpu_loop")).unwrap();
+    let output = short(&root.join("ws"), &[]);
+    assert_eq!(
+        places(&output),
+        ["src/gpu/mod.rs:1:67", "src/pick.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
+    assert!(stderr(&output).contains("symbolic link to its own ancestor"));
+}
+
+#[test]
+fn a_subfolder_or_a_file_is_linted_as_part_of_its_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"a\", \"b\"]\n"),
+            ("placement.toml", "[levels]\nhardcoded_device = \"deny\"\n"),
+            ("a/Cargo.toml", &package("a")),
+            ("a/src/lib.rs", "pub mod gpu;\n"),
+            ("a/src/gpu.rs", GPU_ONE),
+            ("b/Cargo.toml", &package("b")),
+            ("b/src/lib.rs", GPU_ONE),
+        ],
+    );
+    let from = |dir: &Path, args: &[&str]| command().args(args).current_dir(dir).output().unwrap();
+    // From the root, from a package's `src/` and on one file: the same configuration.
+    for (cwd, arg) in [
+        (dir.path().to_path_buf(), "."),
+        (dir.path().join("a/src"), "."),
+        (dir.path().join("a/src"), "gpu.rs"),
+    ] {
+        let output = from(&cwd, &[arg, "--message-format", "short"]);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "from {}: {}",
+            cwd.display(),
+            stdout(&output)
+        );
+        assert!(
+            stdout(&output).starts_with("a/src/gpu.rs:1:67: error[hardcoded_device]"),
+            "named from the workspace root: {}",
+            stdout(&output)
+        );
+    }
+    let output = from(
+        &dir.path().join("a/src"),
+        &["gpu.rs", "--message-format", "json"],
+    );
+    let message = Message::parse_stream(stdout(&output).as_bytes())
+        .find_map(|message| match message.unwrap() {
+            Message::CompilerMessage(message) => Some(message),
+            _ => None,
+        })
+        .expect("a finding");
+    let line: serde_json::Value =
+        serde_json::from_str(stdout(&output).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        Path::new(line["manifest_path"].as_str().unwrap()),
+        dir.path().join("a/Cargo.toml").canonicalize().unwrap()
+    );
+    assert_eq!(message.target.name, "a");
+    assert_eq!(message.message.spans[0].file_name, "a/src/gpu.rs");
+
+    // Several paths: one report, one summary.
+    let output = from(dir.path(), &["a/src/gpu.rs", "b", "--color", "never"]);
+    let out = stdout(&output);
+    assert_eq!(out.matches("hard-coded GPU ordinal").count(), 2, "{out}");
+    assert_eq!(out.matches("found ").count(), 1, "{out}");
+    assert!(out.ends_with("found 2 errors in 2 files\n"), "{out}");
+}
+
+#[test]
+fn only_the_name_cargo_inserts_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("placement/gpu.rs", GPU_ONE)]);
+    // Run directly: `placement` is the folder to lint.
+    let output = command()
+        .args(["placement", "--message-format", "short"])
+        .current_dir(dir.path())
+        .env_remove("CARGO")
+        .output()
+        .unwrap();
+    assert_eq!(places(&output), ["gpu.rs:1:67"], "{}", stderr(&output));
+    // Run by cargo (which sets `$CARGO`): `cargo placement placement` lints it too.
+    let output = command()
+        .args(["placement", "placement", "--message-format", "short"])
+        .current_dir(dir.path())
+        .env("CARGO", "cargo")
+        .output()
+        .unwrap();
+    assert_eq!(places(&output), ["gpu.rs:1:67"], "{}", stderr(&output));
+}
