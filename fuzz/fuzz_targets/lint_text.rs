@@ -1,0 +1,36 @@
+//! Any text given to `lint_text` must lint without a panic, and every span it reports must lie
+//! inside the text on character boundaries. The seed corpus is the rules' fixtures
+//! (`fuzz/corpus/lint_text`, made by `fuzz/seed.sh`).
+
+#![no_main]
+
+use std::sync::LazyLock;
+
+use cargo_placement::api::Api;
+use cargo_placement::lint_text;
+use cargo_placement::resolve::{CrateContext, FileContext, FileRole};
+use libfuzzer_sys::fuzz_target;
+
+static API: LazyLock<Api> = LazyLock::new(|| Api::new(Default::default()).expect("tables"));
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let krate = CrateContext::default();
+    for role in [FileRole::Library, FileRole::BinaryRoot] {
+        let cx = FileContext {
+            api: &API,
+            krate: &krate,
+            crate_name: "fuzzed",
+            role,
+            module: Vec::new(),
+            entry_points: &[],
+        };
+        for finding in lint_text(text, &cx) {
+            let span = finding.span;
+            assert!(span.start <= span.end && span.end <= text.len());
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+        }
+    }
+});
