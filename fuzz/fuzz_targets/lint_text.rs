@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use cargo_placement::api::Api;
 use cargo_placement::lint_text;
+use cargo_placement::model::Model;
 use cargo_placement::resolve::{CrateContext, FileContext, FileRole};
 use libfuzzer_sys::fuzz_target;
 
@@ -18,14 +19,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let krate = CrateContext::default();
+    let model = Model::single_file(text, "fuzzed", &krate);
     for role in [FileRole::Library, FileRole::BinaryRoot] {
         let cx = FileContext {
             api: &API,
+            model: &model,
+            crate_id: 0,
             krate: &krate,
             crate_name: "fuzzed",
             role,
             module: Vec::new(),
             entry_points: &[],
+            calls_to: None,
         };
         for finding in lint_text(text, &cx) {
             let span = finding.span;

@@ -22,6 +22,20 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// CPU time of this process so far (every thread), from `/proc/self/stat` (Linux): less
+/// disturbed than wall time by other work on a shared machine.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    if std::env::var_os("SPLIT").is_some() {
+        eprintln!("user {} sys {}", fields[11], fields[12]);
+    }
+    // The kernel reports clock ticks of 1/100 s on Linux.
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn parse_only(units: &[FileUnit]) -> usize {
     units
         .par_iter()
@@ -79,14 +93,20 @@ fn main() {
 
     let (mut parse_times, mut lint_times, mut discovery_times) =
         (Vec::new(), Vec::new(), Vec::new());
+    let (mut parse_cpu, mut lint_cpu) = (Duration::ZERO, Duration::ZERO);
     let mut findings = 0;
     for _ in 0..rounds {
         let start = Instant::now();
+        let cpu = cpu_time();
         let parsed: usize = inputs.iter().map(|(_, units)| parse_only(units)).sum();
         parse_times.push(start.elapsed());
+        parse_cpu += cpu_time()
+            .zip(cpu)
+            .map_or(Duration::ZERO, |(end, start)| end - start);
         assert!(parsed > 0 || files == 0);
 
         let start = Instant::now();
+        let cpu = cpu_time();
         findings = 0;
         let mut discovery = Duration::ZERO;
         for (path, _) in &inputs {
@@ -102,6 +122,9 @@ fn main() {
                 .sum::<usize>();
         }
         lint_times.push(start.elapsed());
+        lint_cpu += cpu_time()
+            .zip(cpu)
+            .map_or(Duration::ZERO, |(end, start)| end - start);
         discovery_times.push(discovery);
     }
     let (parse, lint, discovery) = (
@@ -127,6 +150,14 @@ fn main() {
         "ratio lint after discovery / parse: {:.2}",
         (lint - discovery).as_secs_f64() / parse.as_secs_f64()
     );
+    if !parse_cpu.is_zero() {
+        println!(
+            "ratio of CPU time, full lint / parse: {:.2} ({:.0} / {:.0} ms over {rounds} rounds)",
+            lint_cpu.as_secs_f64() / parse_cpu.as_secs_f64(),
+            ms(lint_cpu),
+            ms(parse_cpu)
+        );
+    }
     println!(
         "files per second (full lint): {:.0}",
         files as f64 / lint.as_secs_f64()

@@ -20,7 +20,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::api::{Api, Table};
-use crate::rules::{self, Level};
+use crate::rules::{self, Level, Rule};
 
 /// One configuration source, as written.
 #[derive(Debug, Default, Deserialize)]
@@ -216,19 +216,19 @@ impl Config {
     }
 
     /// The level of `rule` for a file of `package`.
-    pub fn level(&self, rule: &str, package: &str) -> Level {
-        let default = rules::find(rule).map_or(Level::Warn, |rule| rule.default_level);
+    pub fn level(&self, rule: &Rule, package: &str) -> Level {
+        let name = rule.name;
         let level = self
             .cli
-            .get(rule)
+            .get(name)
             .or_else(|| {
                 self.package_levels
                     .get(package)
-                    .and_then(|levels| levels.get(rule))
+                    .and_then(|levels| levels.get(name))
             })
-            .or_else(|| self.levels.get(rule))
+            .or_else(|| self.levels.get(name))
             .copied()
-            .unwrap_or(default);
+            .unwrap_or(rule.default_level);
         if self.deny_warnings && level == Level::Warn {
             Level::Deny
         } else {
@@ -315,10 +315,11 @@ mod tests {
             cli,
         )
         .unwrap();
-        assert_eq!(config.level("implicit_device", "pkg"), Level::Deny);
-        assert_eq!(config.level("hardcoded_device", "pkg"), Level::Allow);
-        assert_eq!(config.level("hardcoded_device", "other"), Level::Deny); // warn, raised by -D warnings
-        assert_eq!(config.level("stray_set_device", "pkg"), Level::Allow);
+        let level = |rule: &str, package: &str| config.level(rules::find(rule).unwrap(), package);
+        assert_eq!(level("implicit_device", "pkg"), Level::Deny);
+        assert_eq!(level("hardcoded_device", "pkg"), Level::Allow);
+        assert_eq!(level("hardcoded_device", "other"), Level::Deny); // warn, raised by -D warnings
+        assert_eq!(level("stray_set_device", "pkg"), Level::Allow);
         assert_eq!(config.warnings.len(), 1);
         assert!(config.warnings[0].contains("`nope`"));
     }

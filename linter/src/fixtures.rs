@@ -10,7 +10,7 @@ use crate::discover::FileUnit;
 use crate::parse::LineIndex;
 use crate::report::human::{self, Style};
 use crate::resolve::{CrateContext, FileContext, FileRole};
-use crate::rules::Level;
+use crate::rules::{Level, Rule};
 use crate::{Diagnostic, LintedFile};
 
 fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
@@ -23,20 +23,23 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
     };
     let api = crate::api::Api::new(Default::default()).expect("built-in tables");
     let krate = CrateContext::default();
+    let model = crate::model::Model::single_file(&text, "fixture", &krate);
     let cx = FileContext {
         api: &api,
+        model: &model,
+        crate_id: 0,
         krate: &krate,
         crate_name: "fixture",
         role,
         module: Vec::new(),
         entry_points: &[],
+        calls_to: None,
     };
     let diagnostics = crate::lint_text(&text, &cx)
         .into_iter()
         .map(|finding| {
             // Rendered at the rule's default level; `allow` rules as warnings.
-            let level =
-                crate::rules::find(finding.rule).map_or(Level::Warn, |rule| rule.default_level);
+            let level = finding.rule.default_level;
             Diagnostic {
                 finding,
                 level: level.max(Level::Warn),
@@ -56,6 +59,7 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
             role: FileRole::Library,
             module: Vec::new(),
             crate_name: "fixture".to_owned(),
+            crate_id: 0,
             prescanned: false,
         },
         lines: LineIndex::new(&text),
@@ -70,10 +74,10 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
 }
 
 /// Checks both fixtures of `rule`.
-pub(crate) fn check_rule(rule: &str) {
+pub(crate) fn check_rule(rule: &'static Rule) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("src/rules/fixtures")
-        .join(rule);
+        .join(rule.name);
 
     // Each fixture exercises one rule; other rules' findings in it are not this test's business.
     let (text, diagnostics) = lint_fixture(&dir.join("fail.rs"));

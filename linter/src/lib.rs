@@ -1,10 +1,12 @@
 //! `cargo placement`: a static placement linter for Rust tensor programs.
 //!
 //! The pipeline runs in one direction: [`discover`] finds workspaces, packages, targets and
-//! files (through `cargo metadata` or the manifests, never building anything); each file is
-//! checked ([`parse`]: UTF-8, size, nesting), parsed with `syn` and walked once by [`resolve`],
-//! which resolves paths through imports, renames and local items and reports every use of a
-//! known API ([`api`]); the [`rules`] turn those into findings; [`report`] prints them for
+//! files (through `cargo metadata` or the manifests, never building anything) and builds the
+//! workspace [`model`] (every crate's modules, items and re-exports) from a summary of each
+//! file; each file is checked ([`parse`]: UTF-8, size, nesting), parsed with `syn` once and
+//! walked once by [`resolve`], which resolves paths against the model and reports every use of
+//! a known API ([`api`]) and what its analyses find; the [`rules`] turn those into findings,
+//! some decided once every file is walked ([`rules::Requirement`]); [`report`] prints them for
 //! people (miette) or tools (cargo JSON, SARIF, GitHub annotations).
 //!
 //! Files are linted in parallel on threads with [`STACK_SIZE`] of stack, each file on its own:
@@ -18,6 +20,7 @@ pub mod discover;
 #[cfg(test)]
 mod fixtures;
 pub mod locate;
+pub mod model;
 pub mod parse;
 pub mod report;
 pub mod resolve;
@@ -25,15 +28,18 @@ pub mod rules;
 pub mod suppress;
 
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rayon::prelude::*;
 
+use crate::api::NameSet;
 use crate::config::Config;
 use crate::discover::{FileUnit, Session};
+use crate::model::CrateId;
 use crate::parse::{LineIndex, Nesting, NoTree, Unparsed};
-use crate::resolve::FileContext;
-use crate::rules::{Finding, Level};
+use crate::resolve::{CallFact, Event, FileContext};
+use crate::rules::{Finding, Level, Requirement};
 use crate::suppress::Suppressions;
 
 /// Stack of each linting thread. rustc grows its stack for deep code for the same reason:
@@ -63,7 +69,7 @@ impl LintedFile {
         let spans: Vec<(&str, std::ops::Range<usize>)> = self
             .diagnostics
             .iter()
-            .map(|d| (d.finding.rule, d.finding.span.clone()))
+            .map(|d| (d.finding.rule.name, d.finding.span.clone()))
             .collect();
         locate::keys(&self.unit.relative, &self.text, &spans)
     }
@@ -128,16 +134,95 @@ impl Outcome {
 /// Lints one file's text: checks, parses, resolves and applies the rules. Offsets of the
 /// findings are in `text`, whatever its byte order mark or `#!` line. Runs on a stack big
 /// enough for [`parse::NESTING_BUDGET`], growing the caller's when it is smaller.
+/// The text is linted as a crate of its own: requirements on callers are decided by its own
+/// calls.
 pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
-    lint_source(text, Nesting::Unchecked, cx)
+    let (mut findings, _) = lint_source(text, Nesting::Unchecked, cx);
+    let helpers = required_helpers(findings.iter());
+    if !helpers.is_empty() {
+        let cx = FileContext {
+            calls_to: Some(&helpers),
+            module: cx.module.clone(),
+            ..*cx
+        };
+        let (_, calls) = lint_source(text, Nesting::Unchecked, &cx);
+        let covered = covered_helpers(&calls);
+        findings.retain(|finding| stands(finding, &covered));
+    }
+    findings
 }
 
-fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Vec<Finding> {
+/// The helpers whose callers decide whether some of `findings` stand.
+fn required_helpers<'f>(findings: impl Iterator<Item = &'f Finding>) -> NameSet {
+    let mut helpers = NameSet::default();
+    for finding in findings {
+        if let Some(Requirement::SomeCallerDoesNotBind { helper }) = &finding.requires {
+            helpers.insert(helper);
+        }
+    }
+    helpers
+}
+
+/// A file's findings, and the calls of its crate's non-public functions it makes.
+fn lint_source(
+    text: &str,
+    nesting: Nesting,
+    cx: &FileContext<'_>,
+) -> (Vec<Finding>, Vec<CallFact>) {
     parse::with_syntax_tree(text, nesting, |tree| match tree {
-        Ok(file) => rules::check(&resolve::walk(file, cx)),
-        Err(NoTree::Syntax(error)) => vec![rules::parse_error(&error)],
-        Err(NoTree::Unparsed(unparsed)) => vec![rules::unlinted(unparsed)],
+        Ok(file) => {
+            let events = resolve::walk(file, text, cx);
+            let calls = events
+                .iter()
+                .filter_map(|event| match event {
+                    Event::Call(call) => Some(call.clone()),
+                    _ => None,
+                })
+                .collect();
+            (rules::check(&events), calls)
+        }
+        Err(NoTree::Syntax(error)) => (vec![rules::parse_error(&error)], Vec::new()),
+        Err(NoTree::Unparsed(unparsed)) => (vec![rules::unlinted(unparsed)], Vec::new()),
     })
+}
+
+/// The non-public functions of a crate whose every call comes after the caller made a context
+/// current, or from such a function: their own uses of the current context are right.
+fn covered_helpers(calls: &[CallFact]) -> HashSet<String> {
+    let mut by_callee: HashMap<&str, Vec<&CallFact>> = HashMap::new();
+    for call in calls {
+        by_callee.entry(&call.callee).or_default().push(call);
+    }
+    let mut covered: HashSet<String> = HashSet::new();
+    loop {
+        let before = covered.len();
+        for (callee, calls) in &by_callee {
+            if covered.contains(*callee) {
+                continue;
+            }
+            let all_bind = calls.iter().all(|call| {
+                call.binds
+                    || call
+                        .caller
+                        .as_ref()
+                        .is_some_and(|caller| covered.contains(caller) && caller != callee)
+            });
+            if all_bind {
+                covered.insert((*callee).to_owned());
+            }
+        }
+        if covered.len() == before {
+            return covered;
+        }
+    }
+}
+
+/// Whether a finding stands, given the helpers its crate covers.
+fn stands(finding: &Finding, covered: &HashSet<String>) -> bool {
+    match &finding.requires {
+        Some(Requirement::SomeCallerDoesNotBind { helper }) => !covered.contains(helper),
+        None => true,
+    }
 }
 
 /// Lints the files of a session in parallel, calling `on_file` as each is done.
@@ -189,6 +274,7 @@ fn lint_units(
             Err(error) => internal_errors.push(*error),
         }
     }
+    decide_requirements(&session, &mut files);
     Outcome {
         session,
         files,
@@ -197,6 +283,74 @@ fn lint_units(
         warnings,
         internal_errors,
     }
+}
+
+/// Findings that depend on the rest of their crate (uses of the current context in private
+/// helpers), decided now that every file is linted: the crate's files that mention such a
+/// helper are walked again, recording each call of it, and a helper whose every caller made a
+/// context current first has its findings dropped.
+fn decide_requirements(session: &Session, files: &mut Vec<LintedFile>) {
+    let mut helpers: HashMap<CrateId, NameSet> = HashMap::new();
+    for file in files.iter() {
+        let required = required_helpers(file.diagnostics.iter().map(|d| &d.finding));
+        if !required.is_empty() {
+            let names = helpers.entry(file.unit.crate_id).or_default();
+            for finding in file.diagnostics.iter().map(|d| &d.finding) {
+                if let Some(Requirement::SomeCallerDoesNotBind { helper }) = &finding.requires {
+                    names.insert(helper);
+                }
+            }
+        }
+    }
+    if helpers.is_empty() {
+        return;
+    }
+    let covered: HashMap<CrateId, HashSet<String>> = helpers
+        .iter()
+        .map(|(crate_id, names)| {
+            let calls: Vec<CallFact> = session
+                .files
+                .par_iter()
+                .filter(|unit| unit.crate_id == *crate_id)
+                .flat_map_iter(|unit| calls_in(session, unit, names))
+                .collect();
+            (*crate_id, covered_helpers(&calls))
+        })
+        .collect();
+    let none = HashSet::new();
+    for file in files.iter_mut() {
+        let covered = covered.get(&file.unit.crate_id).unwrap_or(&none);
+        file.diagnostics
+            .retain(|diagnostic| stands(&diagnostic.finding, covered));
+    }
+    files.retain(|file| !file.diagnostics.is_empty());
+}
+
+/// The calls of `names` in a file (none when its text mentions none of them).
+fn calls_in(session: &Session, unit: &FileUnit, names: &NameSet) -> Vec<CallFact> {
+    let Ok(text) = std::fs::read_to_string(&unit.path) else {
+        return Vec::new();
+    };
+    let mentions = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| names.contains(word));
+    if !mentions {
+        return Vec::new();
+    }
+    let config = session.config(unit);
+    let package = &session.packages[unit.package];
+    let cx = FileContext {
+        api: &config.api,
+        model: &session.model,
+        crate_id: unit.crate_id,
+        krate: &package.krate,
+        crate_name: &unit.crate_name,
+        role: unit.role,
+        module: unit.module.clone(),
+        entry_points: &config.entry_points,
+        calls_to: Some(names),
+    };
+    linting(|| lint_source(&text, Nesting::Unchecked, &cx).1).unwrap_or_default()
 }
 
 thread_local! {
@@ -284,17 +438,20 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
             let package = &session.packages[unit.package];
             let cx = FileContext {
                 api: &config.api,
+                model: &session.model,
+                crate_id: unit.crate_id,
                 krate: &package.krate,
                 crate_name: &unit.crate_name,
                 role: unit.role,
                 module: unit.module.clone(),
                 entry_points: &config.entry_points,
+                calls_to: None,
             };
             let nesting = match unit.prescanned {
                 true => Nesting::Checked,
                 false => Nesting::Unchecked,
             };
-            let findings = lint_source(&text, nesting, &cx);
+            let (findings, _) = lint_source(&text, nesting, &cx);
             (text, findings)
         }
         Err((shown, unparsed)) => (shown, vec![rules::unlinted(unparsed)]),
@@ -329,7 +486,7 @@ fn finish(
     let lines = LineIndex::new(&text);
     let mut diagnostics: Vec<Diagnostic> = findings
         .into_iter()
-        .filter(|finding| !suppressions.allows(finding.rule, finding.span.start, &lines))
+        .filter(|finding| !suppressions.allows(finding.rule.name, finding.span.start, &lines))
         .map(|finding| {
             let level = config.level(finding.rule, &package.name);
             Diagnostic { finding, level }
@@ -340,7 +497,8 @@ fn finish(
         return (None, warnings);
     }
     diagnostics.sort_by(|a, b| {
-        (a.finding.span.start, a.finding.rule).cmp(&(b.finding.span.start, b.finding.rule))
+        (a.finding.span.start, a.finding.rule.name)
+            .cmp(&(b.finding.span.start, b.finding.rule.name))
     });
     diagnostics.dedup_by(|a, b| a.finding == b.finding);
     (
@@ -401,14 +559,6 @@ mod tests {
     fn deep_nesting_lints_or_is_reported_never_overflows() {
         let api = api::Api::new(Default::default()).unwrap();
         let krate = resolve::CrateContext::default();
-        let cx = FileContext {
-            api: &api,
-            krate: &krate,
-            crate_name: "deep",
-            role: resolve::FileRole::Library,
-            module: Vec::new(),
-            entry_points: &[],
-        };
         let gpu = "tch::Device::Cuda(1)";
         let cases = [
             format!(
@@ -423,10 +573,25 @@ mod tests {
             ),
             format!("pub fn f() {{ {gpu}{}; }}", ".clone()".repeat(5_000)),
         ];
+        let lint = |text: &str| {
+            let model = model::Model::single_file(text, "deep", &krate);
+            let cx = FileContext {
+                api: &api,
+                model: &model,
+                crate_id: 0,
+                krate: &krate,
+                crate_name: "deep",
+                role: resolve::FileRole::Library,
+                module: Vec::new(),
+                entry_points: &[],
+                calls_to: None,
+            };
+            lint_text(text, &cx)
+        };
         for case in &cases {
-            let findings = lint_text(case, &cx);
+            let findings = lint(case);
             assert!(
-                findings.iter().any(|f| f.rule == "hardcoded_device"),
+                findings.iter().any(|f| f.rule.name == "hardcoded_device"),
                 "{findings:?}"
             );
         }
@@ -435,9 +600,9 @@ mod tests {
             "{".repeat(100_000),
             "}".repeat(100_000)
         );
-        let findings = lint_text(&deeper, &cx);
+        let findings = lint(&deeper);
         assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].rule, "parse_error");
+        assert_eq!(findings[0].rule.name, "parse_error");
         assert_eq!(findings[0].message, "nesting too deep to lint");
     }
 }

@@ -205,10 +205,10 @@ fn statistics(outcome: &cargo_placement::Outcome) -> String {
     for diagnostic in outcome.files.iter().flat_map(|file| &file.diagnostics) {
         match counts
             .iter_mut()
-            .find(|(rule, _)| *rule == diagnostic.finding.rule)
+            .find(|(rule, _)| *rule == diagnostic.finding.rule.name)
         {
             Some((_, count)) => *count += 1,
-            None => counts.push((diagnostic.finding.rule, 1)),
+            None => counts.push((diagnostic.finding.rule.name, 1)),
         }
     }
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));

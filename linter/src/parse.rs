@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+use crate::model::summary::{ModuleSummary, TokenKind, Tokens, summarize};
 
 /// Line starts of a source text, to turn byte offsets into 1-based lines and columns.
 #[derive(Clone, Debug)]
@@ -104,25 +104,22 @@ const PER_TOKEN: usize = 2 << 10;
 /// takes at least one token. A statement ends at `;`, `,` or a brace group that nothing
 /// continues (`else`, `.`, `?`).
 pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
-    // For each open group: the cost of the path to it, the run so far, and where it opened.
-    let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, 0)];
-    let mut offset = 0;
+    check_tokens(&Tokens::new(text))
+}
+
+/// [`check_nesting`] on a file's tokens.
+pub fn check_tokens(tokens: &Tokens<'_>) -> Result<(), Unparsed> {
+    // For each open group: the cost of the path to it and the run so far.
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     let mut after_brace = false;
-    for token in tokenize(text, FrontmatterAllowed::No) {
-        let start = offset;
-        offset += token.len as usize;
+    for token in &tokens.tokens {
+        let (start, end) = (token.start as usize, token.end as usize);
         let kind = token.kind;
-        if matches!(
-            kind,
-            TokenKind::Whitespace | TokenKind::LineComment { .. } | TokenKind::BlockComment { .. }
-        ) {
-            continue;
-        }
-        let (base, run, _) = stack.last_mut().expect("the file's level stays");
+        let (base, run) = stack.last_mut().expect("the file's level stays");
         // A closed brace group ends a statement unless the next token continues it.
         if std::mem::take(&mut after_brace) {
             let continues = matches!(kind, TokenKind::Dot | TokenKind::Question)
-                || (kind == TokenKind::Ident && &text[start..offset] == "else");
+                || (kind == TokenKind::Ident && &tokens.text[start..end] == "else");
             if !continues {
                 *run = 0;
             }
@@ -134,9 +131,9 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             }
             TokenKind::OpenParen | TokenKind::OpenBracket | TokenKind::OpenBrace => {
                 let path = *base + *run + PER_GROUP;
-                stack.push((path, 0, start));
+                stack.push((path, 0));
                 if path > NESTING_BUDGET {
-                    return Err(too_deep(start..offset));
+                    return Err(too_deep(start..end));
                 }
                 continue;
             }
@@ -144,7 +141,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
                 if stack.len() > 1 {
                     stack.pop();
                 }
-                let (_, run, _) = stack.last_mut().expect("the file's level stays");
+                let (_, run) = stack.last_mut().expect("the file's level stays");
                 *run += PER_TOKEN;
                 after_brace = kind == TokenKind::CloseBrace;
                 continue;
@@ -159,7 +156,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
         };
         *run += weight;
         if *base + *run > NESTING_BUDGET {
-            return Err(too_deep(start..offset));
+            return Err(too_deep(start..end));
         }
     }
     Ok(())
@@ -198,16 +195,28 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Unparsed)> {
     })
 }
 
-/// Whether a file was found lintable before it is parsed: read, valid UTF-8 and nested within
-/// [`NESTING_BUDGET`]. Discovery checks every file this way while `cargo metadata` runs, so
-/// that linting can skip the check; a file that failed it (or was not checked) is checked again
-/// when linted, where its problem is reported.
-pub fn prescan(path: &std::path::Path, limit: u64) -> bool {
-    let small = std::fs::metadata(path).is_ok_and(|meta| meta.len() <= limit);
-    small
-        && std::fs::read(path).is_ok_and(|bytes| {
-            std::str::from_utf8(&bytes).is_ok_and(|text| check_nesting(text).is_ok())
-        })
+/// What discovery learns of a file before it is linted, in one pass of the lexer: whether it is
+/// lintable (read, valid UTF-8, within the size limit, nested within [`NESTING_BUDGET`]), so
+/// that linting can skip the check, and its summary for the workspace model. A file that failed
+/// (or was not checked) is checked again when linted, where its problem is reported.
+#[derive(Debug, Default)]
+pub struct Prescan {
+    pub lintable: bool,
+    pub summary: Option<ModuleSummary>,
+}
+
+pub fn prescan(path: &std::path::Path, limit: u64) -> Prescan {
+    if std::fs::metadata(path).map_or(true, |meta| meta.len() > limit) {
+        return Prescan::default();
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Prescan::default();
+    };
+    let tokens = Tokens::new(&text);
+    Prescan {
+        lintable: check_tokens(&tokens).is_ok(),
+        summary: Some(summarize(&tokens)),
+    }
 }
 
 /// Whether [`check_nesting`] has to run before a text is parsed.

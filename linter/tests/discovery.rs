@@ -336,3 +336,70 @@ fn only_the_name_cargo_inserts_is_dropped() {
         .unwrap();
     assert_eq!(places(&output), ["gpu.rs:1:67"], "{}", stderr(&output));
 }
+
+#[test]
+fn a_module_only_a_program_declares_is_part_of_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = "pub(crate) fn device(cpu: bool) -> candle_core::Result<candle_core::Device> {\n    \
+                 if cpu { Ok(candle_core::Device::Cpu) } else { candle_core::Device::new_cuda(0) }\n}\n";
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", &package("tool")),
+            (
+                "src/main.rs",
+                "mod setup;\nfn main() { let _ = setup::device(false); }\n",
+            ),
+            ("src/setup.rs", setup),
+            // The same function in a module the library declares is library code.
+            ("src/lib.rs", "pub mod shared;\n"),
+            ("src/shared.rs", setup),
+            // A module file nothing declares is linted with the role its place suggests.
+            ("src/stray.rs", setup),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(
+        places(&output),
+        ["src/shared.rs:2:82", "src/stray.rs:2:82"],
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn re_exports_are_followed_across_the_workspace_crates() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"gpu\", \"app\"]\n"),
+            (
+                "gpu/Cargo.toml",
+                &(package("gpu") + "[dependencies]\ncudarc = \"0.19\"\n"),
+            ),
+            ("gpu/src/lib.rs", "mod ctx;\npub use ctx::*;\n"),
+            (
+                "gpu/src/ctx.rs",
+                "pub use cudarc::driver::CudaContext as Context;\n",
+            ),
+            (
+                "app/Cargo.toml",
+                &(package("app")
+                    + "[dependencies]\nkernels = { package = \"gpu\", path = \"../gpu\" }\n"),
+            ),
+            (
+                "app/src/lib.rs",
+                "pub fn start() { let _ = kernels::Context::new(1); }\n",
+            ),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(
+        places(&output),
+        ["app/src/lib.rs:1:48"],
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).contains("`kernels::Context::new`"));
+}

@@ -12,6 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use cargo_placement::api::Api;
 use cargo_placement::discover::FileUnit;
+use cargo_placement::model::Model;
 use cargo_placement::parse::LineIndex;
 use cargo_placement::report::human::{self, Style};
 use cargo_placement::resolve::{CrateContext, FileContext, FileRole};
@@ -167,15 +168,22 @@ fn mutate(text: &str, rng: &mut ChaCha8Rng) -> String {
 /// Lints `text` and checks what comes back; the message names the mutant on failure.
 fn check(text: &str, api: &Api, what: &str) {
     let krate = CrateContext::default();
-    let cx = FileContext {
-        api,
-        krate: &krate,
-        crate_name: "fuzzed",
-        role: FileRole::Library,
-        module: Vec::new(),
-        entry_points: &[],
-    };
-    let linted = catch_unwind(AssertUnwindSafe(|| lint_text(text, &cx)));
+    let linted = catch_unwind(AssertUnwindSafe(|| {
+        // The summary of the workspace model reads the text too.
+        let model = Model::single_file(text, "fuzzed", &krate);
+        let cx = FileContext {
+            api,
+            model: &model,
+            crate_id: 0,
+            krate: &krate,
+            crate_name: "fuzzed",
+            role: FileRole::Library,
+            module: Vec::new(),
+            entry_points: &[],
+            calls_to: None,
+        };
+        lint_text(text, &cx)
+    }));
     let findings = linted.unwrap_or_else(|_| panic!("lint_text panicked on {what}:\n{text:?}"));
     for finding in &findings {
         let span = &finding.span;
@@ -201,6 +209,7 @@ fn check(text: &str, api: &Api, what: &str) {
                 role: FileRole::Library,
                 module: Vec::new(),
                 crate_name: "fuzzed".to_owned(),
+                crate_id: 0,
                 prescanned: false,
             },
             text: text.to_owned(),
@@ -216,7 +225,7 @@ fn check(text: &str, api: &Api, what: &str) {
         };
         for diagnostic in &file.diagnostics {
             suppressions.allows(
-                diagnostic.finding.rule,
+                diagnostic.finding.rule.name,
                 diagnostic.finding.span.start,
                 &lines,
             );
@@ -228,7 +237,7 @@ fn check(text: &str, api: &Api, what: &str) {
             text,
             &findings
                 .iter()
-                .map(|f| (f.rule, f.span.clone()))
+                .map(|f| (f.rule.name, f.span.clone()))
                 .collect::<Vec<_>>(),
         );
     }));

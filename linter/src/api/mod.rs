@@ -1,18 +1,27 @@
 //! What library calls mean for placement, as data: one TOML table per library, plus the entries
 //! a user adds in configuration (same format, under `[[api.item]]` and `[[api.method]]`).
+//!
+//! Tables are written flat (every field any role uses), and each entry becomes a typed
+//! [`Entry`] when loaded, its [`Role`] carrying exactly what the role needs: an entry that
+//! lacks it (an `explicit_device` without `ordinal`), or gives what its role does not use, is
+//! an error that names the table and the entry.
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashSet;
+
 use serde::Deserialize;
 
-/// What a call, value or method means for placement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What a call, value or method means for placement, with what that role needs to be found
+/// in a call (which argument is the ordinal, the device, the closure).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// Builds a device from a GPU ordinal (`ordinal` says which argument).
-    ExplicitDevice,
-    /// Chooses a device without saying which (a default, GPU 0, "best available").
-    ImplicitDevice,
+    /// Builds a device from a GPU ordinal, argument `ordinal`, of a kind of GPU (`cuda`,
+    /// `metal`, `wgpu`) for messages.
+    ExplicitDevice { ordinal: usize, gpu: String },
+    /// Chooses a device without saying which (a default, GPU 0, "best available"); a constant
+    /// may stand for a fixed device (`FLOAT_CUDA`: `cuda:0`).
+    ImplicitDevice { fixed_device: Option<String> },
     /// Acts on whatever device or context is current for the thread.
     CurrentDeviceUser,
     /// Changes the thread's or process's current device.
@@ -21,78 +30,322 @@ pub enum Role {
     ScopedGuard,
     /// Builds a value of a known type (`returns`), with no placement meaning of its own.
     Constructor,
-    /// Starts a thread; its closure (`closure` says which argument) is an entry point.
-    SpawnThread,
-    /// Runs a closure with a scope whose `spawn` starts threads.
-    ThreadScope,
+    /// Starts a thread; its closure, argument `closure`, is an entry point.
+    SpawnThread { closure: usize },
+    /// Runs a closure, argument `closure`, with a scope whose `spawn` starts threads.
+    ThreadScope { closure: usize },
     /// Sets an environment variable of this process.
     SetEnvVar,
     /// A CPU device value (`Device::Cpu`, burn's `Device::cpu()`).
     CpuDevice,
     /// Builds a tensor on the device given as argument `device`.
-    TensorConstructor,
+    TensorConstructor { device: usize },
     /// Builds a tensor that is always on the CPU (tch's `Tensor::from_slice`).
     CpuTensor,
-    /// Copies its receiver to the device given as argument `device` (or the current one).
-    Transfer,
+    /// Copies its receiver to the device given as argument `device`.
+    Transfer { device: usize },
     /// Combines its receiver with the tensor given as first argument, on one device.
     BinaryOp,
     /// Combines the tensors listed in its first argument (`cat`, `stack`).
     Concat,
     /// Returns a tensor on its receiver's device (`relu`, `sum`, `reshape`).
     SameDevice,
+    /// An enum variant that holds a value of type `payload` (candle's `Device::Cuda(CudaDevice)`),
+    /// so that `if let Device::Cuda(cuda) = device` knows what `cuda` is.
+    Variant { payload: String },
 }
 
-/// One entry of a table, for a path (function, associated function, variant, constant) or for
-/// methods of known receiver types.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+impl Role {
+    /// The role's name in tables.
+    pub fn name(&self) -> &'static str {
+        let kind = match self {
+            Role::ExplicitDevice { .. } => RoleName::ExplicitDevice,
+            Role::ImplicitDevice { .. } => RoleName::ImplicitDevice,
+            Role::CurrentDeviceUser => RoleName::CurrentDeviceUser,
+            Role::SetCurrentDevice => RoleName::SetCurrentDevice,
+            Role::ScopedGuard => RoleName::ScopedGuard,
+            Role::Constructor => RoleName::Constructor,
+            Role::SpawnThread { .. } => RoleName::SpawnThread,
+            Role::ThreadScope { .. } => RoleName::ThreadScope,
+            Role::SetEnvVar => RoleName::SetEnvVar,
+            Role::CpuDevice => RoleName::CpuDevice,
+            Role::TensorConstructor { .. } => RoleName::TensorConstructor,
+            Role::CpuTensor => RoleName::CpuTensor,
+            Role::Transfer { .. } => RoleName::Transfer,
+            Role::BinaryOp => RoleName::BinaryOp,
+            Role::Concat => RoleName::Concat,
+            Role::SameDevice => RoleName::SameDevice,
+            Role::Variant { .. } => RoleName::Variant,
+        };
+        kind.as_str()
+    }
+}
+
+/// One entry of a table, typed: for a path (function, associated function, variant, constant)
+/// or for methods of known receiver types.
+#[derive(Clone, Debug)]
 pub struct Entry {
-    /// For `[[item]]`: the canonical path.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// For `[[method]]`: the receiver types.
-    #[serde(default)]
-    pub on: Vec<String>,
-    /// For `[[method]]`: the method names.
-    #[serde(default)]
-    pub names: Vec<String>,
     pub role: Role,
-    /// Which argument is the GPU ordinal (explicit device constructors).
-    #[serde(default)]
-    pub ordinal: Option<usize>,
-    /// Which argument is a closure (thread spawns).
-    #[serde(default)]
-    pub closure: Option<usize>,
-    /// Which argument is the device (tensor constructors, transfers).
-    #[serde(default)]
-    pub device: Option<usize>,
-    /// What kind of GPU an explicit ordinal names, for messages (`cuda`, `metal`, `wgpu`).
-    #[serde(default = "default_gpu_kind")]
-    pub gpu: String,
-    /// The device a constant stands for (`FLOAT_CUDA`: `cuda:0`).
-    #[serde(default)]
-    pub fixed_device: Option<String>,
     /// A device chooser that may quietly return the CPU (`cuda_if_available`).
-    #[serde(default)]
     pub may_fall_back: bool,
     /// Also copies its receiver to the current device (the runtime's `.cuda()`).
-    #[serde(default)]
     pub transfers: bool,
     /// The type of the result, after `?` or `unwrap()`, for following bindings.
-    #[serde(default)]
     pub returns: Option<String>,
     /// What the call does, shown in the finding's label.
-    #[serde(default)]
     pub note: Option<String>,
     /// Whether the entry comes from a built-in table (about another crate) rather than from
     /// configuration (about the crate's own wrappers).
-    #[serde(skip)]
     pub builtin: bool,
 }
 
-fn default_gpu_kind() -> String {
-    "cuda".to_owned()
+impl Entry {
+    /// Whether a use of the entry can start a finding by itself: a device named or chosen, the
+    /// current device used or changed, a transfer, an environment variable set. Constructors,
+    /// ops and spawns only carry what other uses started (a type, a device), so code that uses
+    /// nothing but them can make no finding.
+    pub fn triggers(&self) -> bool {
+        self.may_fall_back
+            || self.transfers
+            || matches!(
+                self.role,
+                Role::ExplicitDevice { .. }
+                    | Role::ImplicitDevice { .. }
+                    | Role::CurrentDeviceUser
+                    | Role::SetCurrentDevice
+                    | Role::SetEnvVar
+                    | Role::CpuDevice
+                    | Role::CpuTensor
+                    | Role::Transfer { .. }
+            )
+    }
+}
+
+/// The role names a table may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleName {
+    ExplicitDevice,
+    ImplicitDevice,
+    CurrentDeviceUser,
+    SetCurrentDevice,
+    ScopedGuard,
+    Constructor,
+    SpawnThread,
+    ThreadScope,
+    SetEnvVar,
+    CpuDevice,
+    TensorConstructor,
+    CpuTensor,
+    Transfer,
+    BinaryOp,
+    Concat,
+    SameDevice,
+    Variant,
+}
+
+/// An entry as written in a table: every field any role uses, checked when it becomes an
+/// [`Entry`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEntry {
+    /// For `[[item]]`: the canonical path.
+    #[serde(default)]
+    path: Option<String>,
+    /// For `[[method]]`: the receiver types.
+    #[serde(default)]
+    on: Vec<String>,
+    /// For `[[method]]`: the method names.
+    #[serde(default)]
+    names: Vec<String>,
+    role: RoleName,
+    /// Which argument is the GPU ordinal (explicit device constructors).
+    #[serde(default)]
+    ordinal: Option<usize>,
+    /// Which argument is a closure (thread spawns).
+    #[serde(default)]
+    closure: Option<usize>,
+    /// Which argument is the device (tensor constructors, transfers).
+    #[serde(default)]
+    device: Option<usize>,
+    /// What kind of GPU an explicit ordinal names, for messages (`cuda`, `metal`, `wgpu`).
+    #[serde(default)]
+    gpu: Option<String>,
+    /// The device a constant stands for (`FLOAT_CUDA`: `cuda:0`).
+    #[serde(default)]
+    fixed_device: Option<String>,
+    /// The type a variant holds.
+    #[serde(default)]
+    payload: Option<String>,
+    #[serde(default)]
+    may_fall_back: bool,
+    #[serde(default)]
+    transfers: bool,
+    #[serde(default)]
+    returns: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+impl RawEntry {
+    /// How the entry is named in messages: its path, or `Type::{a, b}` for methods.
+    fn label(&self) -> String {
+        match &self.path {
+            Some(path) => path.clone(),
+            None => format!("{}::{{{}}}", self.on.join(" | "), self.names.join(", ")),
+        }
+    }
+
+    /// The typed entry; an entry missing what its role needs, or giving what its role does not
+    /// use, is an error that names the entry.
+    fn typed(self, builtin: bool) -> Result<Entry, String> {
+        let label = self.label();
+        let missing = |field: &str, what: &str| {
+            format!(
+                "`{label}` has role `{}` but no `{field}` ({what})",
+                self.role.as_str()
+            )
+        };
+        let role = match self.role {
+            RoleName::ExplicitDevice => Role::ExplicitDevice {
+                ordinal: self.ordinal.ok_or_else(|| {
+                    missing(
+                        "ordinal",
+                        "the index of the argument that is the GPU ordinal",
+                    )
+                })?,
+                gpu: self.gpu.clone().unwrap_or_else(|| "cuda".to_owned()),
+            },
+            RoleName::ImplicitDevice => Role::ImplicitDevice {
+                fixed_device: self.fixed_device.clone(),
+            },
+            RoleName::CurrentDeviceUser => Role::CurrentDeviceUser,
+            RoleName::SetCurrentDevice => Role::SetCurrentDevice,
+            RoleName::ScopedGuard => Role::ScopedGuard,
+            RoleName::Constructor => Role::Constructor,
+            RoleName::SpawnThread => Role::SpawnThread {
+                closure: self.closure.ok_or_else(|| {
+                    missing(
+                        "closure",
+                        "the index of the argument that is the thread's closure",
+                    )
+                })?,
+            },
+            RoleName::ThreadScope => Role::ThreadScope {
+                closure: self.closure.ok_or_else(|| {
+                    missing(
+                        "closure",
+                        "the index of the argument that is the scope's closure",
+                    )
+                })?,
+            },
+            RoleName::SetEnvVar => Role::SetEnvVar,
+            RoleName::CpuDevice => Role::CpuDevice,
+            RoleName::TensorConstructor => Role::TensorConstructor {
+                device: self.device.ok_or_else(|| {
+                    missing("device", "the index of the argument that is the device")
+                })?,
+            },
+            RoleName::CpuTensor => Role::CpuTensor,
+            RoleName::Transfer => Role::Transfer {
+                device: self.device.ok_or_else(|| {
+                    missing(
+                        "device",
+                        "the index of the argument that is the target device",
+                    )
+                })?,
+            },
+            RoleName::BinaryOp => Role::BinaryOp,
+            RoleName::Concat => Role::Concat,
+            RoleName::SameDevice => Role::SameDevice,
+            RoleName::Variant => Role::Variant {
+                payload: self
+                    .payload
+                    .clone()
+                    .ok_or_else(|| missing("payload", "the type the variant holds"))?,
+            },
+        };
+        // What the role does not use is a mistake worth naming, not something to ignore.
+        let given = [
+            (
+                "ordinal",
+                self.ordinal.is_some(),
+                matches!(role, Role::ExplicitDevice { .. }),
+            ),
+            (
+                "gpu",
+                self.gpu.is_some(),
+                matches!(role, Role::ExplicitDevice { .. }),
+            ),
+            (
+                "closure",
+                self.closure.is_some(),
+                matches!(role, Role::SpawnThread { .. } | Role::ThreadScope { .. }),
+            ),
+            (
+                "device",
+                self.device.is_some(),
+                matches!(role, Role::TensorConstructor { .. } | Role::Transfer { .. }),
+            ),
+            (
+                "fixed_device",
+                self.fixed_device.is_some(),
+                matches!(role, Role::ImplicitDevice { .. }),
+            ),
+            (
+                "payload",
+                self.payload.is_some(),
+                matches!(role, Role::Variant { .. }),
+            ),
+            (
+                "may_fall_back",
+                self.may_fall_back,
+                matches!(
+                    role,
+                    Role::ExplicitDevice { .. } | Role::ImplicitDevice { .. }
+                ),
+            ),
+            ("transfers", self.transfers, role == Role::CurrentDeviceUser),
+        ];
+        if let Some((field, ..)) = given.iter().find(|(_, given, used)| *given && !used) {
+            return Err(format!(
+                "`{label}` gives `{field}`, which role `{}` does not use",
+                role.name()
+            ));
+        }
+        Ok(Entry {
+            role,
+            may_fall_back: self.may_fall_back,
+            transfers: self.transfers,
+            returns: self.returns,
+            note: self.note,
+            builtin,
+        })
+    }
+}
+
+impl RoleName {
+    fn as_str(self) -> &'static str {
+        match self {
+            RoleName::ExplicitDevice => "explicit_device",
+            RoleName::ImplicitDevice => "implicit_device",
+            RoleName::CurrentDeviceUser => "current_device_user",
+            RoleName::SetCurrentDevice => "set_current_device",
+            RoleName::ScopedGuard => "scoped_guard",
+            RoleName::Constructor => "constructor",
+            RoleName::SpawnThread => "spawn_thread",
+            RoleName::ThreadScope => "thread_scope",
+            RoleName::SetEnvVar => "set_env_var",
+            RoleName::CpuDevice => "cpu_device",
+            RoleName::TensorConstructor => "tensor_constructor",
+            RoleName::CpuTensor => "cpu_tensor",
+            RoleName::Transfer => "transfer",
+            RoleName::BinaryOp => "binary_op",
+            RoleName::Concat => "concat",
+            RoleName::SameDevice => "same_device",
+            RoleName::Variant => "variant",
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,9 +362,9 @@ pub struct Table {
     #[serde(default)]
     reexport: Vec<Reexport>,
     #[serde(default)]
-    item: Vec<Entry>,
+    item: Vec<RawEntry>,
     #[serde(default)]
-    method: Vec<Entry>,
+    method: Vec<RawEntry>,
 }
 
 impl Table {
@@ -133,7 +386,7 @@ const BUILT_IN: &[(&str, &str)] = &[
 ];
 
 /// Every table, indexed for lookups by canonical path and by (receiver type, method name).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Api {
     items: HashMap<String, Entry>,
     methods: HashMap<(String, String), Entry>,
@@ -143,11 +396,15 @@ pub struct Api {
     reexport_roots: HashSet<String>,
     /// Last segment of raw `sys` functions → canonical path, for crates that declare them.
     raw: HashMap<String, String>,
-    /// The last segment of every item path and every method name: a path or method call whose
-    /// last name is not here cannot be a known API, and is not resolved at all.
-    names: HashSet<String>,
-    /// Hashes of `names`, checked first.
-    name_hashes: HashSet<u64>,
+    /// How item paths end: a path that cannot end like one is not resolved at all.
+    items_end: PathEnds,
+    /// Every method name: a method call of another name is not looked up.
+    method_names: NameSet,
+    /// The item and method names whose role can start a finding by itself (a device named or
+    /// chosen, the current device used or changed, a transfer, an environment variable set),
+    /// as opposed to roles that only carry what is known (a constructor, an op, a spawn).
+    trigger_items: NameSet,
+    trigger_methods: NameSet,
     /// The last segment of every type a table names (receivers and results), so that types
     /// of no interest (`usize`, `&str`) are never resolved.
     type_names: HashSet<String>,
@@ -156,17 +413,65 @@ pub struct Api {
     prefixes: HashSet<String>,
 }
 
+/// A set of names that can be asked about an identifier without making a string of it: most
+/// names in real code are in no such set, and the walker asks for every path and method.
+#[derive(Clone, Debug, Default)]
+pub struct NameSet {
+    names: FxHashSet<String>,
+    /// Hashes of `names`, checked first.
+    hashes: FxHashSet<u64>,
+}
+
+impl NameSet {
+    pub fn insert(&mut self, name: &str) {
+        self.hashes.insert(name_hash(name));
+        self.names.insert(name.to_owned());
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    pub fn contains_ident(&self, ident: &proc_macro2::Ident) -> bool {
+        !self.names.is_empty() && self.contains_hashed(name_hash(ident), ident)
+    }
+
+    /// [`NameSet::contains_ident`] for an identifier whose [`name_hash`] is known.
+    pub fn contains_hashed(&self, hash: u64, ident: &proc_macro2::Ident) -> bool {
+        self.hashes.contains(&hash) && self.names.contains(&ident.to_string())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// What the paths of the tables end with, to tell cheaply whether a path as written may name
+/// something a table knows: its last name must end an item's path, and, for a longer path, the
+/// name before it must come before that name in some item's path (`device::get`,
+/// `CudaContext::new`), unless something else may stand there (see the semantic model).
+#[derive(Clone, Debug, Default)]
+struct PathEnds {
+    last: NameSet,
+    /// Hashes of (second-to-last, last) pairs.
+    pairs: FxHashSet<u64>,
+}
+
+fn pair_hash(before: u64, last: u64) -> u64 {
+    before.rotate_left(17) ^ last
+}
+
 /// A hash of how a value prints, computed without allocating.
-fn name_hash(name: impl std::fmt::Display) -> u64 {
+pub fn name_hash(name: impl std::fmt::Display) -> u64 {
     use std::hash::Hasher;
-    struct Feed(std::hash::DefaultHasher);
+    struct Feed(rustc_hash::FxHasher);
     impl std::fmt::Write for Feed {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
             self.0.write(s.as_bytes());
             Ok(())
         }
     }
-    let mut feed = Feed(std::hash::DefaultHasher::new());
+    let mut feed = Feed(rustc_hash::FxHasher::default());
     let _ = std::fmt::write(&mut feed, format_args!("{name}"));
     feed.0.finish()
 }
@@ -178,53 +483,80 @@ fn segments(path: &str) -> Vec<String> {
 impl Api {
     /// The built-in tables plus `extra` (from configuration).
     pub fn new(extra: Table) -> Result<Api, String> {
-        let mut api = Api::default();
-        for (name, text) in BUILT_IN {
-            let table: Table = toml::from_str(text)
-                .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
-            api.add(table, name, true)?;
-        }
+        // Read once per process: every workspace's configuration starts from them.
+        static BUILT_IN_API: std::sync::LazyLock<Result<Api, String>> =
+            std::sync::LazyLock::new(|| {
+                let mut api = Api::default();
+                for (name, text) in BUILT_IN {
+                    let table: Table = toml::from_str(text)
+                        .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
+                    api.add(table, name, true)?;
+                }
+                Ok(api)
+            });
+        let mut api = BUILT_IN_API.clone()?;
         api.add(extra, "configuration", false)?;
         api.reexports
             .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
         Ok(api)
     }
 
+    /// Adds a table's entries, each checked against what its role needs; a bad entry is an
+    /// error that names the table (`source`) and the entry.
     fn add(&mut self, table: Table, source: &str, builtin: bool) -> Result<(), String> {
+        let invalid = |message: String| format!("the {source} API table: {message}");
         for reexport in table.reexport {
             self.add_prefixes(&format!("{}::_", reexport.from));
             let from = segments(&reexport.from);
             self.reexport_roots.insert(from[0].clone());
             self.reexports.push((from, segments(&reexport.to)));
         }
-        for mut entry in table.item {
-            entry.builtin = builtin;
-            let Some(path) = entry.path.clone() else {
-                return Err(format!(
-                    "an `item` entry of the {source} API table has no `path`"
-                ));
+        for raw in table.item {
+            let Some(path) = raw.path.clone() else {
+                return Err(invalid(format!(
+                    "an `item` entry ({}) has no `path`",
+                    raw.role.as_str()
+                )));
             };
+            if !raw.on.is_empty() || !raw.names.is_empty() {
+                return Err(invalid(format!(
+                    "the `item` entry `{path}` gives `on` or `names`, which only `method` entries use"
+                )));
+            }
+            let entry = raw.typed(builtin).map_err(invalid)?;
             if path.contains("::sys::") {
                 let name = path.rsplit("::").next().unwrap_or_default().to_owned();
                 self.raw.insert(name, path.clone());
             }
             self.add_prefixes(&path);
-            self.add_name(path.rsplit("::").next().unwrap_or_default());
+            self.add_item_end(&path);
+            if entry.triggers() {
+                self.trigger_items
+                    .insert(path.rsplit("::").next().unwrap_or_default());
+            }
             self.add_type_name(entry.returns.as_deref());
+            if let Role::Variant { payload } = &entry.role {
+                self.add_type_name(Some(payload));
+            }
             self.items.insert(path, entry);
         }
-        for mut entry in table.method {
-            entry.builtin = builtin;
-            if entry.on.is_empty() || entry.names.is_empty() {
-                return Err(format!(
-                    "a `method` entry of the {source} API table needs `on` and `names`"
-                ));
+        for raw in table.method {
+            if raw.on.is_empty() || raw.names.is_empty() || raw.path.is_some() {
+                return Err(invalid(format!(
+                    "a `method` entry ({}) needs `on` and `names`, and no `path`",
+                    raw.label()
+                )));
             }
-            for ty in &entry.on {
+            let (on, names) = (raw.on.clone(), raw.names.clone());
+            let entry = raw.typed(builtin).map_err(invalid)?;
+            for ty in &on {
                 self.add_prefixes(&format!("{ty}::_"));
                 self.add_type_name(Some(ty));
-                for name in &entry.names {
-                    self.add_name(name);
+                for name in &names {
+                    self.method_names.insert(name);
+                    if entry.triggers() {
+                        self.trigger_methods.insert(name);
+                    }
                     self.methods
                         .insert((ty.clone(), name.clone()), entry.clone());
                 }
@@ -233,9 +565,15 @@ impl Api {
         Ok(())
     }
 
-    fn add_name(&mut self, name: &str) {
-        self.name_hashes.insert(name_hash(name));
-        self.names.insert(name.to_owned());
+    fn add_item_end(&mut self, path: &str) {
+        let mut segments = path.rsplit("::");
+        let last = segments.next().unwrap_or_default();
+        self.items_end.last.insert(last);
+        if let Some(before) = segments.next() {
+            self.items_end
+                .pairs
+                .insert(pair_hash(name_hash(before), name_hash(last)));
+        }
     }
 
     fn add_type_name(&mut self, ty: Option<&str>) {
@@ -299,19 +637,55 @@ impl Api {
 
     /// Whether an item or method of some table has this last name.
     pub fn mentions(&self, name: &str) -> bool {
-        self.names.contains(name)
+        self.items_end.last.contains(name) || self.method_names.contains(name)
     }
 
     /// [`Api::mentions`] for an identifier, without allocating a string for it: most names in
     /// real code are no API's, and the walker asks for every path and method it meets.
     pub fn mentions_ident(&self, ident: &proc_macro2::Ident) -> bool {
-        self.name_hashes.contains(&name_hash(ident)) && self.mentions(&ident.to_string())
+        self.ends_item(ident) || self.method_names.contains_ident(ident)
+    }
+
+    /// Whether a method named `name` can start a finding (see [`Entry::triggers`]).
+    pub fn triggering_method(&self, name: &str) -> bool {
+        self.trigger_methods.contains(name)
+    }
+
+    /// Whether an item whose path ends with `name` can start a finding.
+    pub fn triggering_item(&self, name: &str) -> bool {
+        self.trigger_items.contains(name)
+    }
+
+    /// Whether some method of a table has this name.
+    pub fn mentions_method(&self, ident: &proc_macro2::Ident) -> bool {
+        self.method_names.contains_ident(ident)
+    }
+
+    /// Whether some item path of a table ends with this name.
+    pub fn ends_item(&self, ident: &proc_macro2::Ident) -> bool {
+        self.items_end.last.contains_ident(ident)
+    }
+
+    /// [`Api::ends_item`] for an identifier whose [`name_hash`] is known.
+    pub fn ends_item_hashed(&self, hash: u64, ident: &proc_macro2::Ident) -> bool {
+        self.items_end.last.contains_hashed(hash, ident)
+    }
+
+    /// Whether some item path of a table ends with `before::last`, by their [`name_hash`]es.
+    pub fn ends_item_with_hashed(&self, before: u64, last: u64) -> bool {
+        self.items_end.pairs.contains(&pair_hash(before, last))
     }
 
     /// Whether `path` leads somewhere a table knows: it is an entry or a prefix of one.
     pub fn knows(&self, path: &[String]) -> bool {
         let joined = path.join("::");
         self.prefixes.contains(&joined) || self.items.contains_key(&joined)
+    }
+
+    /// Whether `path`, or a start of it longer than a crate's name, is something a table knows
+    /// (`candle_core::Device::x` is: `candle_core::Device` is a known type).
+    pub fn knows_prefix_of(&self, path: &[String]) -> bool {
+        (2..=path.len()).rev().any(|len| self.knows(&path[..len]))
     }
 }
 
@@ -343,5 +717,46 @@ mod tests {
         let knows = |s: &str| api.knows(&path(s));
         assert!(knows("burn_core") && knows("tch") && knows("tch::Device") && !knows("serde"));
         assert!(knows("cudarc::driver::CudaContext") && knows("tch::Device::cuda_if_available"));
+    }
+}
+
+#[cfg(test)]
+mod typed {
+    use super::*;
+
+    fn load(text: &str) -> Result<Api, String> {
+        Api::new(toml::from_str(text).map_err(|err| err.to_string())?)
+    }
+
+    #[test]
+    fn entries_missing_what_their_role_needs_are_named() {
+        let err = load("[[item]]\npath = \"my_crate::gpu::pick\"\nrole = \"explicit_device\"\n")
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "the configuration API table: `my_crate::gpu::pick` has role `explicit_device` but \
+             no `ordinal` (the index of the argument that is the GPU ordinal)"
+        );
+        let err = load("[[method]]\non = [\"my::T\"]\nnames = [\"go\"]\nrole = \"transfer\"\n")
+            .unwrap_err();
+        assert!(
+            err.contains("`my::T::{go}`") && err.contains("`device`"),
+            "{err}"
+        );
+        let err = load("[[item]]\npath = \"my::f\"\nrole = \"set_current_device\"\nordinal = 0\n")
+            .unwrap_err();
+        assert!(
+            err.contains("`my::f` gives `ordinal`, which role `set_current_device` does not use"),
+            "{err}"
+        );
+        let api = load("[[item]]\npath = \"my::gpu\"\nrole = \"explicit_device\"\nordinal = 1\n")
+            .unwrap();
+        assert_eq!(
+            api.item("my::gpu").map(|entry| &entry.role),
+            Some(&Role::ExplicitDevice {
+                ordinal: 1,
+                gpu: "cuda".to_owned()
+            })
+        );
     }
 }

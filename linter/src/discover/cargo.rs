@@ -78,6 +78,14 @@ fn convert(package: &cargo_metadata::Package) -> Package {
         .iter()
         .map(|dep| crate_ident(&dep.name))
         .collect();
+    let paths = package
+        .dependencies
+        .iter()
+        .filter_map(|dep| {
+            let alias = dep.rename.as_deref().unwrap_or(&dep.name);
+            Some((crate_ident(alias), dep.path.clone()?.into()))
+        })
+        .collect();
     let manifest_path: PathBuf = package.manifest_path.clone().into();
     let targets = package
         .targets
@@ -107,6 +115,7 @@ fn convert(package: &cargo_metadata::Package) -> Package {
         krate: CrateContext {
             renames,
             dependencies: Some(dependencies),
+            paths,
         },
         metadata: package.metadata.clone(),
         workspace: 0,

@@ -175,16 +175,21 @@ impl Manifest {
             .unwrap_or_default();
         let mut renames = HashMap::new();
         let mut dependencies = HashSet::new();
+        let mut paths = HashMap::new();
         for table in self.dependency_tables() {
             for (key, value) in table {
-                let declared = match value {
+                let (declared, base) = match value {
                     Value::Table(table)
                         if table.get("workspace").and_then(Value::as_bool) == Some(true) =>
                     {
-                        workspace_dependencies.get(key).unwrap_or(value)
+                        let base = root.map_or(self.dir.as_path(), |root| root.dir.as_path());
+                        (workspace_dependencies.get(key).unwrap_or(value), base)
                     }
-                    _ => value,
+                    _ => (value, self.dir.as_path()),
                 };
+                if let Some(path) = declared.get("path").and_then(Value::as_str) {
+                    paths.insert(crate_ident(key), normalize(&base.join(path)));
+                }
                 let real = declared
                     .get("package")
                     .and_then(Value::as_str)
@@ -206,6 +211,7 @@ impl Manifest {
             krate: CrateContext {
                 renames,
                 dependencies: Some(dependencies),
+                paths,
             },
             metadata: self
                 .package_metadata()

@@ -16,8 +16,11 @@ mod cargo;
 mod manifest;
 mod walk;
 
+pub(crate) use manifest::normalize;
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::thread::JoinHandle;
 
 use globset::GlobSet;
@@ -25,6 +28,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{self, CliLevels, Config, ConfigFile};
+use crate::model::summary::ModuleSummary;
+use crate::model::{Builder as ModelBuilder, CrateId, Model};
 use crate::resolve::{CrateContext, FileRole};
 
 use walk::Skip;
@@ -102,7 +107,12 @@ pub struct Target {
 }
 
 impl Target {
-    fn new(name: String, kind: TargetKind, src_path: PathBuf, edition: String) -> Target {
+    pub(crate) fn new(
+        name: String,
+        kind: TargetKind,
+        src_path: PathBuf,
+        edition: String,
+    ) -> Target {
         let crate_type = match kind {
             TargetKind::Lib => "lib",
             TargetKind::ProcMacro => "proc-macro",
@@ -157,6 +167,8 @@ pub struct FileUnit {
     pub role: FileRole,
     pub module: Vec<String>,
     pub crate_name: String,
+    /// The crate of the workspace model the file is linted as part of.
+    pub crate_id: CrateId,
     /// Whether discovery found the file lintable ([`crate::parse::prescan`]).
     pub prescanned: bool,
 }
@@ -171,6 +183,8 @@ pub struct Session {
     pub workspaces: Vec<Workspace>,
     pub packages: Vec<Package>,
     pub files: Vec<FileUnit>,
+    /// Every crate's modules and names.
+    pub model: Model,
     /// What was degraded and why (`cargo metadata` failed, a folder could not be read), for
     /// stderr, once each.
     pub notes: Vec<String>,
@@ -399,8 +413,9 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
             discovery.workspace_of(manifest, true)?;
         }
     }
-    // While cargo answers: check that each file can be linted, so that linting need not.
-    let prescanned: Vec<bool> = files
+    // While cargo answers: check that each file can be linted, so that linting need not, and
+    // read its summary for the workspace model.
+    let prescans: Vec<crate::parse::Prescan> = files
         .par_iter()
         .map(|(path, around)| {
             let limit = discovery.pending[*around]
@@ -412,17 +427,21 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
             crate::parse::prescan(path, limit.0)
         })
         .collect();
-    let files = files
-        .into_iter()
-        .zip(prescanned)
-        .map(|((path, around), prescanned)| (path, around, prescanned))
-        .collect();
+    let mut summaries = HashMap::new();
+    let mut lintable = Vec::with_capacity(files.len());
+    for ((path, _), prescan) in files.iter().zip(prescans) {
+        lintable.push(prescan.lintable);
+        if let Some(summary) = prescan.summary {
+            summaries.insert(path.clone(), Rc::new(summary));
+        }
+    }
 
     let mut session = Session {
         root: session_root(&around, &discovery.pending),
         workspaces: Vec::new(),
         packages: Vec::new(),
         files: Vec::new(),
+        model: Model::default(),
         notes: Vec::new(),
         warnings: Vec::new(),
         requested,
@@ -446,7 +465,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
         }
     }
     session.notes = discovery.notes;
-    session.assign(files);
+    session.assign(files, lintable, &summaries);
     Ok(session)
 }
 
@@ -543,17 +562,24 @@ impl Session {
             .map(|(index, _)| index)
     }
 
-    /// Gives each file its package (the innermost that holds it), target, role and module,
-    /// and drops files that the configuration of their workspace excludes.
-    fn assign(&mut self, files: Vec<(PathBuf, usize, bool)>) {
-        let mut units = Vec::new();
+    /// Gives each file its package (the innermost that holds it) and drops files that the
+    /// configuration of their workspace excludes; then builds the workspace model (every
+    /// target's module tree; a file that none reaches is a crate of its own) and gives each
+    /// file its crate, module and role from it.
+    fn assign(
+        &mut self,
+        files: Vec<(PathBuf, usize)>,
+        lintable: Vec<bool>,
+        summaries: &HashMap<PathBuf, Rc<ModuleSummary>>,
+    ) {
         let roots: HashMap<PathBuf, usize> = self
             .packages
             .iter()
             .enumerate()
             .map(|(index, package)| (package.root.clone(), index))
             .collect();
-        for (path, around, prescanned) in files {
+        let mut kept = Vec::new();
+        for ((path, around), lintable) in files.into_iter().zip(lintable) {
             // The innermost package that holds the file.
             let package = path
                 .ancestors()
@@ -567,12 +593,28 @@ impl Session {
                 }
             };
             if !self.excluded(package, &path) {
-                units.push(FileUnit {
-                    prescanned,
-                    ..self.classify(package, path)
-                });
+                kept.push((path, package, lintable));
             }
         }
+        let mut builder = ModelBuilder::new(summaries);
+        builder.add_packages(&self.packages);
+        let mut orphans = HashMap::new();
+        for (path, package, _) in &kept {
+            if !builder.includes(path) {
+                let name = crate_ident(&self.packages[*package].name);
+                let id = builder.add_crate(name, *package, None, None, path);
+                builder.set_dependencies(id, &self.packages[*package].krate);
+                orphans.insert(path.clone(), id);
+            }
+        }
+        self.model = builder.finish();
+        let mut units: Vec<FileUnit> = kept
+            .into_iter()
+            .map(|(path, package, prescanned)| FileUnit {
+                prescanned,
+                ..self.classify(package, path)
+            })
+            .collect();
         units.sort_by(|a, b| a.relative.cmp(&b.relative));
         self.files = units;
     }
@@ -697,66 +739,44 @@ impl Session {
         )
     }
 
-    /// The target a file of a package belongs to, its role and its module path.
+    /// A file's crate, module and role, from the crates whose module trees include it: a
+    /// library's module is library code; a module only programs (bin and example targets)
+    /// declare is part of the program, like its root file; test and bench targets and build
+    /// scripts are entry points. A file no target reaches has its role guessed from where it is.
     fn classify(&self, package: usize, path: PathBuf) -> FileUnit {
-        let pkg = &self.packages[package];
         let relative = self.relative(&path);
-        let exact = pkg
-            .targets
+        let owners = self.model.modules_of(&path);
+        let kind_of = |id: CrateId| self.model.crates[id].kind;
+        let rank = |kind: Option<TargetKind>| match kind {
+            Some(TargetKind::Lib | TargetKind::ProcMacro) => 0,
+            Some(TargetKind::Bin | TargetKind::Example) => 1,
+            Some(_) => 2,
+            None => 3,
+        };
+        let (crate_id, module) = owners
             .iter()
-            .position(|target| target.src_path == path);
-        // Otherwise the target whose source folder holds the file, preferring the deepest folder
-        // and the library; build scripts only own themselves.
-        let owner = exact.or_else(|| {
-            pkg.targets
-                .iter()
-                .enumerate()
-                .filter(|(_, target)| target.kind != TargetKind::CustomBuild)
-                .filter_map(|(index, target)| {
-                    let dir = target.src_path.parent()?;
-                    let is_lib = matches!(target.kind, TargetKind::Lib | TargetKind::ProcMacro);
-                    path.starts_with(dir)
-                        .then_some((index, dir.components().count(), is_lib))
-                })
-                .max_by_key(|&(_, depth, is_lib)| (depth, is_lib))
-                .map(|(index, _, _)| index)
-        });
-        let Some(index) = owner else {
-            return FileUnit {
-                role: guess_role(&path),
-                path,
-                relative,
-                package,
-                target: None,
-                module: Vec::new(),
-                crate_name: crate_ident(&pkg.name),
-                prescanned: false,
-            };
-        };
-        let target = &pkg.targets[index];
-        let role = if target.kind.is_entry() {
-            FileRole::EntryFile
-        } else if target.kind.is_program() {
-            if exact.is_some() {
+            .min_by_key(|(id, _)| rank(kind_of(*id)))
+            .cloned()
+            .unwrap_or_default();
+        let krate = &self.model.crates[crate_id];
+        let role = match krate.kind {
+            Some(TargetKind::Lib | TargetKind::ProcMacro) => FileRole::Library,
+            Some(TargetKind::Bin | TargetKind::Example) if krate.root == path => {
                 FileRole::BinaryRoot
-            } else {
-                FileRole::BinaryModule
             }
-        } else {
-            FileRole::Library
-        };
-        let module = match (exact, target.src_path.parent()) {
-            (None, Some(dir)) => module_path(path.strip_prefix(dir).unwrap_or(&path)),
-            _ => Vec::new(),
+            Some(TargetKind::Bin | TargetKind::Example) => FileRole::BinaryModule,
+            Some(_) => FileRole::EntryFile,
+            None => guess_role(&path),
         };
         FileUnit {
             path,
             relative,
             package,
-            target: Some(index),
+            target: krate.target,
             role,
             module,
-            crate_name: crate_ident(&target.name),
+            crate_name: krate.name.clone(),
+            crate_id,
             prescanned: false,
         }
     }
@@ -775,21 +795,6 @@ fn from_manifests(pending: &Pending) -> Vec<Package> {
             manifest.to_package(root)
         })
         .collect()
-}
-
-/// `gpu/mod.rs` → `[gpu]`, `gpu/pick.rs` → `[gpu, pick]`.
-fn module_path(relative: &Path) -> Vec<String> {
-    let mut parts: Vec<String> = relative
-        .iter()
-        .map(|part| part.to_string_lossy().into_owned())
-        .collect();
-    if let Some(last) = parts.pop() {
-        let stem = last.trim_end_matches(".rs");
-        if stem != "mod" && stem != "lib" && stem != "main" {
-            parts.push(stem.to_owned());
-        }
-    }
-    parts
 }
 
 /// The role of a file with no target to say: by where it is.
@@ -811,13 +816,6 @@ fn guess_role(path: &Path) -> FileRole {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn module_paths_follow_the_file_tree() {
-        assert_eq!(module_path(Path::new("gpu/mod.rs")), vec!["gpu"]);
-        assert_eq!(module_path(Path::new("gpu/pick.rs")), vec!["gpu", "pick"]);
-        assert_eq!(module_path(Path::new("lib.rs")), Vec::<String>::new());
-    }
 
     #[test]
     fn roles_are_guessed_from_the_path_without_a_manifest() {

@@ -24,7 +24,7 @@ pub fn write(outcome: &Outcome, out: &mut String) {
             let (line, column) = file.lines.position(&file.text, finding.span.start);
             let (end_line, end_column) = file.lines.position(&file.text, finding.span.end);
             let path = escape_property(&format!("{prefix}{}", file.unit.relative));
-            let title = escape_property(&format!("placement::{}", finding.rule));
+            let title = escape_property(&format!("placement::{}", finding.rule.name));
             // The runner drops columns of an annotation that spans lines.
             let columns = if line == end_line {
                 format!(",col={column},endColumn={end_column}")

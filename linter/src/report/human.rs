@@ -174,7 +174,7 @@ pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> Strin
     };
     let report = miette::Report::new(
         MietteDiagnostic::new(finding.message.clone())
-            .with_code(format!("placement::{}", finding.rule))
+            .with_code(format!("placement::{}", finding.rule.name))
             .with_severity(severity)
             .with_help(finding.help.clone())
             .with_labels(labels),

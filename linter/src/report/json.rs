@@ -122,7 +122,10 @@ pub fn message(
         children.push(child(suggestion.message.clone(), "help", vec![at]));
     }
     children.push(child(
-        format!("for more, run `cargo placement explain {}`", finding.rule),
+        format!(
+            "for more, run `cargo placement explain {}`",
+            finding.rule.name
+        ),
         "note",
         Vec::new(),
     ));
@@ -134,7 +137,7 @@ pub fn message(
         "message": {
             "$message_type": "diagnostic",
             "message": finding.message,
-            "code": { "code": format!("placement::{}", finding.rule), "explanation": null },
+            "code": { "code": format!("placement::{}", finding.rule.name), "explanation": null },
             "level": rustc_level(diagnostic.level),
             "spans": spans,
             "children": children,

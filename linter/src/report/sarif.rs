@@ -114,7 +114,7 @@ pub fn document(outcome: &Outcome) -> Value {
             let finding = &diagnostic.finding;
             let index = RULES
                 .iter()
-                .position(|rule| rule.name == finding.rule)
+                .position(|rule| *rule == finding.rule)
                 .unwrap_or(0);
             let related: Vec<Value> = finding
                 .related
@@ -128,7 +128,7 @@ pub fn document(outcome: &Outcome) -> Value {
                 })
                 .collect();
             results.push(json!({
-                "ruleId": format!("placement::{}", finding.rule),
+                "ruleId": format!("placement::{}", finding.rule.name),
                 "ruleIndex": index,
                 "level": level(diagnostic.level),
                 "message": { "text": format!("{}. {}: {}", finding.message, finding.label, finding.help) },

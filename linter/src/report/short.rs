@@ -12,7 +12,7 @@ pub fn write(outcome: &Outcome, out: &mut String) {
                 "{}:{line}:{column}: {}[{}]: {}\n",
                 file.unit.relative,
                 rustc_level(diagnostic.level),
-                finding.rule,
+                finding.rule.name,
                 finding.message
             ));
         }

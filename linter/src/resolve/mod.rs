@@ -1,18 +1,59 @@
-//! Resolution: each file is walked once with its module scopes, imports and local items, and
-//! every use of a known API (resolved by path, never by name alone) becomes an [`Event`] that
-//! the rules look at.
+//! Resolution: each file is walked once, resolved against the workspace model, and every use
+//! of a known API (resolved by path, never by name alone) and every fact the analyses draw
+//! becomes an [`Event`] that the rules word as findings.
+//!
+//! The parts, kept apart as ruff keeps its semantic model, its checker and its rules:
+//! - [`semantic`]: what the code means: scopes and bindings (`scope`), types of expressions
+//!   and patterns (`infer`), the devices values are on (`facts`);
+//! - [`checker`]: the traversal, which keeps the semantic model up to date and calls the
+//!   analyses' hooks;
+//! - [`analysis`]: one module per analysis (entry points, the current context, defaults,
+//!   silent fallbacks, loop invariance, device flow, environment variables, macro bodies),
+//!   each with its own per-function state.
 
+mod analysis;
+mod checker;
 pub mod device_string;
-mod scope;
-mod walker;
+mod semantic;
 
-pub use scope::{Fact, How};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::path::PathBuf;
 
-pub use walker::walk;
+pub use checker::walk;
 
 use crate::api::{Api, Entry};
+use crate::model::{CrateId, Model};
+
+/// What is definitely known about where a value is, from the code seen so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    /// `cpu`, `cuda:1`, `metal:0`.
+    pub device: String,
+    /// Where the value got that device.
+    pub origin: Range<usize>,
+    pub how: How,
+}
+
+/// How a value got its device, for the labels of findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// A device value named here.
+    Named,
+    /// A tensor created here.
+    Created,
+    /// A tensor moved here.
+    Moved,
+}
+
+/// A call of one of the crate's non-public functions, by name: whether its caller had made a
+/// context current before it, and which function (if non-public itself) the caller is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallFact {
+    pub callee: String,
+    pub caller: Option<String>,
+    pub binds: bool,
+}
 
 /// What the resolver knows about the package a file belongs to.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +63,9 @@ pub struct CrateContext {
     pub renames: HashMap<String, String>,
     /// The real names of the dependencies; `None` when there is no manifest to tell.
     pub dependencies: Option<HashSet<String>>,
+    /// Names of path dependencies → their folders, to find dependencies that are workspace
+    /// packages.
+    pub paths: HashMap<String, PathBuf>,
 }
 
 /// How a file takes part in its target, which decides where entry points are.
@@ -44,6 +88,10 @@ pub enum FileRole {
 #[derive(Debug)]
 pub struct FileContext<'a> {
     pub api: &'a Api,
+    /// The workspace's names.
+    pub model: &'a Model,
+    /// The crate of the model that the file is walked as part of.
+    pub crate_id: CrateId,
     pub krate: &'a CrateContext,
     /// The name of the crate (target) the file is compiled into, as its own paths start with it.
     pub crate_name: &'a str,
@@ -52,6 +100,9 @@ pub struct FileContext<'a> {
     pub module: Vec<String>,
     /// Configured entry points, as full paths (`my_lib::launch::init_rank`).
     pub entry_points: &'a [String],
+    /// The functions whose calls the walk records ([`Event::Call`]), by name: asked for only
+    /// when findings depend on who calls those functions.
+    pub calls_to: Option<&'a crate::api::NameSet>,
 }
 
 /// A use of a known API.
@@ -72,6 +123,9 @@ pub struct ApiUse<'a> {
     /// Whether the function bound a context (`bind_to_thread`) before this use, making the
     /// current device its own choice.
     pub after_bind: bool,
+    /// For a use of the current context in a non-public function that bound none: the
+    /// function's name, as its callers name it; the use is right when every caller binds one.
+    pub helper: Option<String>,
 }
 
 /// What the rules see, in source order.
@@ -116,6 +170,8 @@ pub enum Event<'a> {
         /// The first device use earlier in the same function, if any.
         after_device_use: Option<Range<usize>>,
     },
+    /// A call of a function whose calls were asked for ([`FileContext::calls_to`]).
+    Call(CallFact),
 }
 
 #[cfg(test)]
@@ -136,17 +192,22 @@ mod tests {
         let krate = CrateContext {
             renames: HashMap::from([("candle".to_owned(), "candle_core".to_owned())]),
             dependencies: Some(HashSet::from(["candle_core".to_owned(), "tch".to_owned()])),
+            paths: HashMap::new(),
         };
+        let model = Model::single_file(source, "demo", &krate);
         let cx = FileContext {
             api: &api,
+            model: &model,
+            crate_id: 0,
             krate: &krate,
             crate_name: "demo",
             role: FileRole::Library,
             module: Vec::new(),
             entry_points: &[],
+            calls_to: None,
         };
         let file = syn::parse_file(source).expect("parses");
-        walk(&file, &cx)
+        walk(&file, source, &cx)
             .into_iter()
             .filter_map(|event| match event {
                 Event::Api { use_, .. } => Some(use_.path),

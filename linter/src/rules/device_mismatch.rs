@@ -33,7 +33,7 @@ declare_rule! {
     /// Only definite facts count: parameters, values from unknown functions, and bindings whose
     /// branches disagree or that a loop reassigns have an unknown device and never make a
     /// finding. Facts do not cross function boundaries.
-    pub(crate) struct DeviceMismatch;
+    pub(crate) static DEVICE_MISMATCH = ("device_mismatch", Deny, Some(check));
 }
 
 fn origin(fact: &Fact) -> String {
@@ -53,7 +53,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         related.push((rhs.origin.clone(), origin(rhs)));
     }
     let finding = Finding::new(
-        "device_mismatch",
+        &DEVICE_MISMATCH,
         span.clone(),
         format!(
             "{op} combines a tensor on {} with one on {}",

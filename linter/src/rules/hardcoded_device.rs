@@ -31,7 +31,7 @@ declare_rule! {
     /// ## Known limits
     /// Only literals are flagged: an ordinal from a constant or a computation is taken to be a
     /// choice someone made. Entry points may name ordinals, as they own the choice.
-    pub(crate) struct HardcodedDevice;
+    pub(crate) static HARDCODED_DEVICE = ("hardcoded_device", Warn, Some(check));
 }
 
 pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
@@ -40,7 +40,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
             use_,
             in_entry_point: false,
             ..
-        } if use_.entry.role == Role::ExplicitDevice => {
+        } if matches!(use_.entry.role, Role::ExplicitDevice { .. }) => {
             let (ordinal, span) = use_.literal_ordinal.clone()?;
             (ordinal, span, use_.shown.clone())
         }
@@ -52,7 +52,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         _ => return None,
     };
     Some(Finding::new(
-        "hardcoded_device",
+        &HARDCODED_DEVICE,
         span,
         format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
         format!("GPU {ordinal} on every machine and in every job"),

@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Finding, Requirement, declare_rule};
 use crate::api::Role;
 use crate::resolve::Event;
 
@@ -39,7 +39,7 @@ declare_rule! {
     /// a binary's root file, tests, benches, build scripts, thread closures, configured
     /// functions) may choose devices freely, and so may every file of a bin or example target:
     /// a program has no callers to take the device from.
-    pub(crate) struct ImplicitDevice;
+    pub(crate) static IMPLICIT_DEVICE = ("implicit_device", Warn, Some(check));
 }
 
 pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
@@ -52,7 +52,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         return None;
     };
     let (message, default_label, help) = match use_.entry.role {
-        Role::ImplicitDevice => (
+        Role::ImplicitDevice { .. } => (
             format!("`{}` chooses the device implicitly", use_.shown),
             "a device the caller did not choose",
             "take the device from the caller, and choose it once where the program starts \
@@ -73,11 +73,14 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         .note
         .clone()
         .unwrap_or_else(|| default_label.to_owned());
-    Some(Finding::new(
-        "implicit_device",
-        use_.span.clone(),
-        message,
-        label,
-        help,
-    ))
+    let finding = Finding::new(&IMPLICIT_DEVICE, use_.span.clone(), message, label, help);
+    // In a private helper: right when every caller made a context current first.
+    let requires = use_
+        .helper
+        .clone()
+        .map(|helper| Requirement::SomeCallerDoesNotBind { helper });
+    Some(Finding {
+        requires,
+        ..finding
+    })
 }

@@ -36,7 +36,7 @@ declare_rule! {
     /// "First device use" means a known device API called earlier in the same function; a
     /// call to a helper that uses a device is not seen. The variable must be named by a
     /// string literal or a string constant of the same file.
-    pub(crate) struct LateVisibleDevices;
+    pub(crate) static LATE_VISIBLE_DEVICES = ("late_visible_devices", Warn, Some(check));
 }
 
 const VARIABLES: &[&str] = &["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"];
@@ -56,7 +56,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     }
     let finding = |message: String, label: &str, help: &str, related| Finding {
         related,
-        ..Finding::new("late_visible_devices", span.clone(), message, label, help)
+        ..Finding::new(&LATE_VISIBLE_DEVICES, span.clone(), message, label, help)
     };
     if !in_entry_point {
         return Some(finding(

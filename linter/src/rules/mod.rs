@@ -59,7 +59,7 @@ impl fmt::Display for Level {
 /// One finding of a rule, before its level and file are attached.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    pub rule: &'static str,
+    pub rule: &'static Rule,
     /// The exact tokens at fault.
     pub span: Range<usize>,
     /// What is wrong: short, lowercase, no final period, code in backticks.
@@ -72,12 +72,23 @@ pub struct Finding {
     pub related: Vec<(Range<usize>, String)>,
     /// A replacement an editor can apply, where one is known.
     pub suggestion: Option<Suggestion>,
+    /// What must hold, once every file is walked, for the finding to stand.
+    pub requires: Option<Requirement>,
+}
+
+/// A condition on the rest of the crate, decided once every file is linted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// The finding is in the non-public function `helper` (as calls name it), which uses the
+    /// current context without making one current: it stands unless the crate calls `helper`,
+    /// and every caller made a context current first (or is such a helper itself).
+    SomeCallerDoesNotBind { helper: String },
 }
 
 impl Finding {
-    /// A finding with no related places and no suggestion.
+    /// A finding of `rule` with no related places and no suggestion.
     pub fn new(
-        rule: &'static str,
+        rule: &'static Rule,
         span: Range<usize>,
         message: String,
         label: impl Into<String>,
@@ -91,6 +102,7 @@ impl Finding {
             help: help.into(),
             related: Vec::new(),
             suggestion: None,
+            requires: None,
         }
     }
 }
@@ -123,17 +135,40 @@ impl Applicability {
     }
 }
 
-/// A rule: its name, default level, documentation and check.
-#[derive(Debug)]
+/// A rule: its name, default level, documentation and check, declared together in the rule's
+/// file with [`declare_rule!`].
 pub struct Rule {
     pub name: &'static str,
     pub default_level: Level,
     /// The rule's doc comment: What it does / Why is this bad? / Example / Use instead /
     /// Known limits.
     pub doc: &'static str,
-    /// `None` for findings made outside the rules (`parse_error`).
+    /// Words an event of the analyses as a finding, or not. `None` for findings made before
+    /// any analysis runs (`parse_error`).
     check: Option<fn(&Event<'_>) -> Option<Finding>>,
 }
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// A rule shows as its name: its documentation is for `explain`.
+impl fmt::Debug for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Rule({})", self.name)
+    }
+}
+
+/// Rules are the same when they have the same name: there is one of each.
+impl PartialEq for Rule {
+    fn eq(&self, other: &Rule) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Rule {}
 
 impl Rule {
     /// The documentation as Markdown, without the doc comments' leading spaces.
@@ -162,74 +197,45 @@ impl Rule {
     }
 }
 
-/// Declares a rule's type with its doc comment, and keeps that comment as a string.
+/// Declares a rule once, in its own file: its doc comment (the documentation `explain` prints),
+/// its name, its default level and the check that words events as findings.
+///
+/// ```ignore
+/// declare_rule! {
+///     /// ## What it does
+///     /// ...
+///     pub(crate) static HARDCODED_DEVICE = ("hardcoded_device", Warn, check);
+/// }
+/// ```
 macro_rules! declare_rule {
-    ($(#[doc = $doc:literal])* $vis:vis struct $name:ident;) => {
+    ($(#[doc = $doc:literal])* $vis:vis static $rule:ident = ($name:literal, $level:ident, $check:expr);) => {
         $(#[doc = $doc])*
-        #[derive(Debug)]
-        $vis struct $name;
-
-        impl $name {
-            pub(crate) const DOC: &'static str = concat!($($doc, "\n"),*);
-        }
+        $vis static $rule: $crate::rules::Rule = $crate::rules::Rule {
+            name: $name,
+            default_level: $crate::rules::Level::$level,
+            doc: concat!($($doc, "\n"),*),
+            check: $check,
+        };
     };
 }
 use declare_rule;
 
-/// Every rule, sorted by name. Adding a rule is a file and a line here.
-pub static RULES: &[Rule] = &[
-    Rule {
-        name: "device_mismatch",
-        default_level: Level::Deny,
-        doc: device_mismatch::DeviceMismatch::DOC,
-        check: Some(device_mismatch::check),
-    },
-    Rule {
-        name: "hardcoded_device",
-        default_level: Level::Warn,
-        doc: hardcoded_device::HardcodedDevice::DOC,
-        check: Some(hardcoded_device::check),
-    },
-    Rule {
-        name: "implicit_device",
-        default_level: Level::Warn,
-        doc: implicit_device::ImplicitDevice::DOC,
-        check: Some(implicit_device::check),
-    },
-    Rule {
-        name: "late_visible_devices",
-        default_level: Level::Warn,
-        doc: late_visible_devices::LateVisibleDevices::DOC,
-        check: Some(late_visible_devices::check),
-    },
-    Rule {
-        name: "parse_error",
-        default_level: Level::Warn,
-        doc: parse_error::ParseError::DOC,
-        check: None,
-    },
-    Rule {
-        name: "silent_cpu_fallback",
-        default_level: Level::Allow,
-        doc: silent_cpu_fallback::SilentCpuFallback::DOC,
-        check: Some(silent_cpu_fallback::check),
-    },
-    Rule {
-        name: "stray_set_device",
-        default_level: Level::Warn,
-        doc: stray_set_device::StraySetDevice::DOC,
-        check: Some(stray_set_device::check),
-    },
-    Rule {
-        name: "transfer_in_loop",
-        default_level: Level::Warn,
-        doc: transfer_in_loop::TransferInLoop::DOC,
-        check: Some(transfer_in_loop::check),
-    },
+/// Every rule, sorted by name. Adding a rule is its file (declaration and check), a line here,
+/// and, for a rule about something no analysis reports yet, an [`Event`] variant and the
+/// analysis module (under `resolve/analysis/`) that emits it.
+pub static RULES: &[&Rule] = &[
+    &device_mismatch::DEVICE_MISMATCH,
+    &hardcoded_device::HARDCODED_DEVICE,
+    &implicit_device::IMPLICIT_DEVICE,
+    &late_visible_devices::LATE_VISIBLE_DEVICES,
+    &parse_error::PARSE_ERROR,
+    &silent_cpu_fallback::SILENT_CPU_FALLBACK,
+    &stray_set_device::STRAY_SET_DEVICE,
+    &transfer_in_loop::TRANSFER_IN_LOOP,
 ];
 
 pub fn find(name: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|rule| rule.name == name)
+    RULES.iter().copied().find(|rule| rule.name == name)
 }
 
 /// Every finding the rules make of a file's events.
@@ -251,7 +257,7 @@ mod tests {
     #[test]
     fn fixtures() {
         for rule in RULES {
-            crate::fixtures::check_rule(rule.name);
+            crate::fixtures::check_rule(rule);
         }
     }
 

@@ -27,13 +27,13 @@ declare_rule! {
     /// so code produced by build scripts or procedural macros is not seen. Files over
     /// `max_file_size` (10 MiB unless configured: linting takes about 200 times a file's size
     /// in memory) and expressions nested thousands of levels deep are reported, not linted.
-    pub(crate) struct ParseError;
+    pub(crate) static PARSE_ERROR = ("parse_error", Warn, None);
 }
 
 /// The finding for a file that `syn` rejected.
 pub fn finding(error: &syn::Error) -> Finding {
     Finding::new(
-        "parse_error",
+        &PARSE_ERROR,
         error.span().byte_range(),
         format!("could not parse this file: {error}"),
         "the parser stopped here",
@@ -44,7 +44,7 @@ pub fn finding(error: &syn::Error) -> Finding {
 /// The finding for a file that was not parsed for another reason than its syntax.
 pub fn unlinted(unparsed: Unparsed) -> Finding {
     Finding::new(
-        "parse_error",
+        &PARSE_ERROR,
         unparsed.span,
         unparsed.message,
         unparsed.label,

@@ -28,7 +28,7 @@ declare_rule! {
     /// ## Known limits
     /// A result passed to another function is taken as unchecked; mentioning the variable in
     /// any macro (a log line, an assertion) counts as looking at it.
-    pub(crate) struct SilentCpuFallback;
+    pub(crate) static SILENT_CPU_FALLBACK = ("silent_cpu_fallback", Allow, Some(check));
 }
 
 pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
@@ -36,7 +36,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         return None;
     };
     Some(Finding::new(
-        "silent_cpu_fallback",
+        &SILENT_CPU_FALLBACK,
         span.clone(),
         format!("`{shown}` may quietly return the CPU, and nothing checks"),
         "without a GPU this runs on the CPU, unnoticed",

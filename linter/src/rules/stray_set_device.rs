@@ -38,7 +38,7 @@ declare_rule! {
     /// tch's `VarStore::set_device`, which moves variables, are never flagged. Setting the
     /// device where a worker thread starts (a `thread::spawn` closure) is the per-rank pattern
     /// and not flagged.
-    pub(crate) struct StraySetDevice;
+    pub(crate) static STRAY_SET_DEVICE = ("stray_set_device", Warn, Some(check));
 }
 
 pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
@@ -69,7 +69,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         "`{}` changes the current device of the calling thread",
         use_.shown
     );
-    let finding = Finding::new("stray_set_device", use_.span.clone(), message, label, help);
+    let finding = Finding::new(&STRAY_SET_DEVICE, use_.span.clone(), message, label, help);
     Some(Finding {
         suggestion: guard(use_),
         ..finding

@@ -31,7 +31,7 @@ declare_rule! {
     /// Per-iteration transfers of the loop's own data (the pattern variable, values computed
     /// in the body, indexing by something that changes) are not findings. Iterator closures
     /// (`.map(|x| ...)`) are not loops to this rule.
-    pub(crate) struct TransferInLoop;
+    pub(crate) static TRANSFER_IN_LOOP = ("transfer_in_loop", Warn, Some(check));
 }
 
 pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
@@ -45,7 +45,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         return None;
     };
     let finding = Finding::new(
-        "transfer_in_loop",
+        &TRANSFER_IN_LOOP,
         span.clone(),
         format!("`{receiver}{shown}` copies the same tensor in every iteration"),
         "receiver and target device do not change in the loop",

@@ -2,7 +2,8 @@ use placement::{Device, Tensor};
 
 pub fn run(device: &Device) -> placement::Result<()> {
     let steps = Tensor::ones(&[8], device)?;
-    // A module of the trainer, not its start-up code: the ordinal is still hard-coded.
+    // A module only the trainer declares is part of the program, like `main`: the program
+    // chooses GPU 1 here, which is its own business.
     let mirror = steps.to_device(&Device::Cuda(1))?;
     println!("{:?} mirrored on {:?}", steps, mirror.device());
     Ok(())

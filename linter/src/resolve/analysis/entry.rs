@@ -1,0 +1,107 @@
+//! Entry points: where a program chooses its devices, so the rules leave it alone. `main` and
+//! the other functions of a program's files (a bin or example target's root and the modules
+//! only programs declare), test and bench targets and build scripts, `#[test]`-like and
+//! `#[cfg(test)]` code, the closure of a thread's spawn (the per-rank pattern), and the
+//! functions the configuration names.
+
+use super::FnInfo;
+use crate::resolve::FileRole;
+use crate::resolve::semantic::Semantic;
+
+/// What the file's role says.
+#[derive(Debug)]
+pub(in crate::resolve) struct FileState {
+    /// Inside `#[cfg(test)]` or a file that is all entry point.
+    pub(in crate::resolve) entry_region: bool,
+    /// In a program's files, which have no callers outside the program.
+    pub(in crate::resolve) in_program: bool,
+    /// A program's start-up code: every function is where the program chooses.
+    startup: bool,
+}
+
+impl FileState {
+    pub(in crate::resolve) fn new(role: FileRole) -> FileState {
+        let program = matches!(role, FileRole::BinaryRoot | FileRole::BinaryModule);
+        FileState {
+            entry_region: role == FileRole::EntryFile,
+            in_program: program,
+            startup: program,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(in crate::resolve) struct State {
+    /// Inside an entry point now.
+    pub(in crate::resolve) in_entry: bool,
+}
+
+impl State {
+    pub(in crate::resolve) fn at_file_level(file: &FileState) -> State {
+        State {
+            in_entry: file.entry_region,
+        }
+    }
+
+    pub(in crate::resolve) fn for_function(
+        file: &FileState,
+        sem: &Semantic<'_, '_>,
+        info: &FnInfo<'_>,
+    ) -> State {
+        let configured = !sem.cx.entry_points.is_empty() && {
+            let mut full = sem.scopes.local_path(info.owner.unwrap_or(&info.name));
+            if info.owner.is_some() {
+                full.push(info.name.clone());
+            }
+            let full = full.join("::");
+            let crate_relative = full.replacen(sem.cx.crate_name, "crate", 1);
+            sem.cx
+                .entry_points
+                .iter()
+                .any(|entry| *entry == full || *entry == crate_relative)
+        };
+        State {
+            in_entry: file.entry_region
+                || file.startup
+                || configured
+                || info.attrs.iter().any(is_test_attr)
+                || is_cfg_test(info.attrs),
+        }
+    }
+}
+
+/// `#[test]`, `#[bench]` and the test attributes of common test crates.
+fn is_test_attr(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    let last = path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    matches!(
+        last.as_str(),
+        "test" | "bench" | "rstest" | "test_case" | "quickcheck"
+    ) && !path.is_ident("cfg")
+}
+
+/// `#[cfg(test)]`.
+pub(in crate::resolve) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("cfg")
+            && attr
+                .parse_args::<syn::Meta>()
+                .is_ok_and(|meta| meta.path().is_ident("test"))
+    })
+}
+
+pub(super) fn enter_region(file: &mut FileState, state: &mut State, region: bool) -> (bool, bool) {
+    let outer = (file.entry_region, state.in_entry);
+    file.entry_region |= region;
+    state.in_entry |= region;
+    outer
+}
+
+pub(super) fn leave_region(file: &mut FileState, state: &mut State, outer: (bool, bool)) {
+    file.entry_region = outer.0;
+    state.in_entry = outer.1;
+}

@@ -1,0 +1,190 @@
+//! `silent_cpu_fallback`'s facts: a device chooser that may quietly return the CPU
+//! (`cuda_if_available`) whose result nothing looks at. A result bound to a variable is
+//! pending until something compares it, matches on it, asks `is_cuda()`, or logs or asserts it
+//! in a macro; what is still pending when the function ends is reported. The result is followed
+//! through `.ok()`, `?`, `.unwrap()` and into `let x = if .. { chooser } else { .. }`.
+
+use std::ops::Range;
+
+use syn::Expr;
+use syn::spanned::Spanned;
+
+use crate::resolve::semantic::Semantic;
+use crate::resolve::semantic::syntax::{range, shown, variable};
+use crate::resolve::{ApiUse, Event};
+
+/// A result bound and not looked at yet.
+#[derive(Debug)]
+struct Pending {
+    variable: String,
+    shown: String,
+    span: Range<usize>,
+}
+
+#[derive(Debug, Default)]
+pub(in crate::resolve) struct State {
+    pending: Vec<Pending>,
+    /// The calls a `let` is binding, so they are tracked, not reported, when walked.
+    bound: Vec<Range<usize>>,
+}
+
+/// Methods that look at what a device chooser returned.
+const CHECKS: &[&str] = &[
+    "is_cuda",
+    "is_cpu",
+    "is_gpu",
+    "is_metal",
+    "location",
+    "same_device",
+];
+
+/// The chooser calls whose result is the value of `expr`: the expression itself (through
+/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`), or the values of its `if`/`match` branches and
+/// blocks.
+fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
+    match expr {
+        Expr::Call(call) => out.push(call),
+        Expr::Try(inner) => value_calls(&inner.expr, out),
+        Expr::Paren(inner) => value_calls(&inner.expr, out),
+        Expr::Group(inner) => value_calls(&inner.expr, out),
+        Expr::MethodCall(call)
+            if ["ok", "unwrap", "expect", "context", "with_context"]
+                .iter()
+                .any(|name| call.method == name) =>
+        {
+            value_calls(&call.receiver, out)
+        }
+        Expr::If(branch) => {
+            tail_calls(&branch.then_branch, out);
+            if let Some((_, otherwise)) = &branch.else_branch {
+                value_calls(otherwise, out);
+            }
+        }
+        Expr::Block(block) => tail_calls(&block.block, out),
+        Expr::Match(matched) => matched
+            .arms
+            .iter()
+            .for_each(|arm| value_calls(&arm.body, out)),
+        _ => {}
+    }
+}
+
+fn tail_calls<'e>(block: &'e syn::Block, out: &mut Vec<&'e syn::ExprCall>) {
+    if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
+        value_calls(tail, out);
+    }
+}
+
+/// `let name = init;`: chooser calls whose result `init` is are bound to `name`.
+pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
+    let [name] = names else { return };
+    let mut calls = Vec::new();
+    value_calls(init, &mut calls);
+    for call in calls {
+        let Expr::Path(func) = &*call.func else {
+            continue;
+        };
+        let Some((_, entry)) = sem.known_path(&func.path) else {
+            continue;
+        };
+        if entry.may_fall_back {
+            let span = range(func.span());
+            state.bound.push(span.clone());
+            state.pending.push(Pending {
+                variable: name.clone(),
+                shown: shown(&func.path),
+                span,
+            });
+        }
+    }
+}
+
+pub(super) fn after_let(state: &mut State) {
+    state.bound.clear();
+}
+
+/// A chooser called (or passed as a value) where nothing binds its result.
+pub(super) fn on_api_use(state: &mut State, events: &mut Vec<Event<'_>>, use_: &ApiUse<'_>) {
+    if use_.entry.may_fall_back && !state.bound.contains(&use_.span) {
+        events.push(Event::SilentFallback {
+            shown: use_.shown.clone(),
+            span: use_.span.clone(),
+        });
+    }
+}
+
+/// Something looked at `name`.
+fn checked(state: &mut State, name: &str) {
+    state.pending.retain(|pending| pending.variable != name);
+}
+
+pub(super) fn on_method_call(state: &mut State, call: &syn::ExprMethodCall) {
+    if !state.pending.is_empty()
+        && CHECKS.iter().any(|check| call.method == check)
+        && let Some(name) = variable(&call.receiver)
+    {
+        checked(state, &name);
+    }
+}
+
+pub(super) fn on_binary(state: &mut State, binary: &syn::ExprBinary) {
+    if state.pending.is_empty() || !matches!(binary.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+        return;
+    }
+    for side in [&binary.left, &binary.right] {
+        if let Some(name) = variable(side) {
+            checked(state, &name);
+        }
+    }
+}
+
+pub(super) fn on_scrutinee(state: &mut State, expr: &Expr) {
+    if let Some(name) = variable(expr) {
+        checked(state, &name);
+    }
+}
+
+/// A logged, asserted or matched device has been looked at.
+pub(super) fn on_macro(state: &mut State, mac: &syn::Macro) {
+    if state.pending.is_empty() {
+        return;
+    }
+    let mut names = Vec::new();
+    mentioned(&mac.tokens, &mut names);
+    names.iter().for_each(|name| checked(state, name));
+}
+
+/// At the end of a function: what nobody looked at.
+pub(super) fn finish(state: State, events: &mut Vec<Event<'_>>) {
+    for pending in state.pending {
+        events.push(Event::SilentFallback {
+            shown: pending.shown,
+            span: pending.span,
+        });
+    }
+}
+
+/// The names a macro body mentions, `{device}` and `{device:?}` in format strings included.
+fn mentioned(tokens: &proc_macro2::TokenStream, out: &mut Vec<String>) {
+    for tree in tokens.clone() {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => out.push(ident.to_string()),
+            proc_macro2::TokenTree::Group(group) => mentioned(&group.stream(), out),
+            proc_macro2::TokenTree::Literal(literal) => {
+                let text = literal.to_string();
+                let mut rest = text.as_str();
+                while let Some(open) = rest.find('{') {
+                    rest = &rest[open + 1..];
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        out.push(name);
+                    }
+                }
+            }
+            proc_macro2::TokenTree::Punct(_) => {}
+        }
+    }
+}

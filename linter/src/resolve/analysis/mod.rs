@@ -1,0 +1,258 @@
+//! The analyses: each reads the semantic model at the hooks the checker calls as it walks
+//! (`on_fn_enter`, `on_api_use`, `on_let`, `on_method_call`, `on_binary`, `on_loop_enter`,
+//! `on_macro`, `on_fn_exit`, …) and reports what it finds as [`Event`]s for the rules. Each
+//! keeps its per-function state in its own module; [`FnState`] gathers them, so that the
+//! checker saves and restores the state of a function as one value when it enters and leaves
+//! a function. Adding an analysis is its module, a field of [`FnState`] and its calls in these
+//! hooks; the traversal does not change.
+
+pub(super) mod context;
+pub(super) mod defaults;
+pub(super) mod entry;
+pub(super) mod env;
+pub(super) mod fallback;
+pub(super) mod flow;
+pub(super) mod loops;
+pub(super) mod macros;
+
+use std::ops::Range;
+
+use syn::Expr;
+
+use super::semantic::Semantic;
+use super::{ApiUse, Event};
+use crate::api::{Entry, Role};
+
+/// The state of every analysis for the function being walked.
+#[derive(Debug, Default)]
+pub(super) struct FnState {
+    pub(super) entry: entry::State,
+    pub(super) context: context::State,
+    pub(super) env: env::State,
+    pub(super) fallback: fallback::State,
+    pub(super) loops: loops::State,
+    pub(super) defaults: defaults::State,
+}
+
+/// A function about to be walked.
+pub(super) struct FnInfo<'f> {
+    pub(super) attrs: &'f [syn::Attribute],
+    pub(super) name: String,
+    /// The type whose method it is (`Engine` in `impl Engine`), if any.
+    pub(super) owner: Option<&'f str>,
+    /// `fn default` of `impl Default for T`.
+    pub(super) defines_default: bool,
+    /// Declared `pub` (not `pub(crate)`): callable from other crates.
+    pub(super) public: bool,
+}
+
+/// The analyses of one file.
+pub(super) struct Analyses {
+    pub(super) function: FnState,
+    pub(super) file: entry::FileState,
+}
+
+impl Analyses {
+    pub(super) fn new(sem: &Semantic<'_, '_>) -> Analyses {
+        let file = entry::FileState::new(sem.cx.role);
+        Analyses {
+            function: FnState {
+                entry: entry::State::at_file_level(&file),
+                ..FnState::default()
+            },
+            file,
+        }
+    }
+
+    /// Entering a function: its fresh state; the caller keeps the outer one to restore.
+    pub(super) fn on_fn_enter(&mut self, sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> FnState {
+        let state = FnState {
+            entry: entry::State::for_function(&self.file, sem, info),
+            context: context::State::for_function(info),
+            defaults: defaults::State::for_function(info),
+            ..FnState::default()
+        };
+        std::mem::replace(&mut self.function, state)
+    }
+
+    /// Leaving a function: what is still pending is reported, and the outer state restored.
+    pub(super) fn on_fn_exit(&mut self, events: &mut Vec<Event<'_>>, outer: FnState) {
+        let state = std::mem::replace(&mut self.function, outer);
+        fallback::finish(state.fallback, events);
+    }
+
+    /// A use of a known API.
+    pub(super) fn on_api_use<'a>(&mut self, events: &mut Vec<Event<'a>>, use_: ApiUse<'a>) {
+        let state = &mut self.function;
+        if defaults::vetoes(&state.defaults, &use_) {
+            return;
+        }
+        env::on_api_use(&mut state.env, &use_);
+        fallback::on_api_use(&mut state.fallback, events, &use_);
+        let use_ = context::on_api_use(&mut state.context, use_);
+        events.push(Event::Api {
+            use_,
+            in_entry_point: state.entry.in_entry,
+            in_program: self.file.in_program,
+        });
+    }
+
+    /// A call of a function that is no known API (by its last name), for the analyses that
+    /// follow calls between functions.
+    pub(super) fn on_plain_call(
+        &mut self,
+        sem: &Semantic<'_, '_>,
+        events: &mut Vec<Event<'_>>,
+        callee: &syn::Ident,
+    ) {
+        context::on_plain_call(&self.function.context, sem, events, callee);
+    }
+
+    /// `std::env::set_var(VAR, ..)`.
+    pub(super) fn on_set_env(
+        &mut self,
+        events: &mut Vec<Event<'_>>,
+        variable: String,
+        span: Range<usize>,
+    ) {
+        events.push(Event::SetEnvVar {
+            variable,
+            span,
+            in_entry_point: self.function.entry.in_entry,
+            after_device_use: self.function.env.first_device_use.clone(),
+        });
+    }
+
+    /// `"cuda:N".parse()`.
+    pub(super) fn on_device_string(
+        &mut self,
+        events: &mut Vec<Event<'_>>,
+        ordinal: u128,
+        span: Range<usize>,
+    ) {
+        events.push(Event::DeviceString {
+            ordinal,
+            span,
+            in_entry_point: self.function.entry.in_entry,
+        });
+    }
+
+    /// `let pat = init;`, before `init` is walked.
+    pub(super) fn on_let(&mut self, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
+        fallback::on_let(&mut self.function.fallback, sem, names, init);
+    }
+
+    /// After the `let`'s initializer was walked.
+    pub(super) fn after_let(&mut self) {
+        fallback::after_let(&mut self.function.fallback);
+    }
+
+    /// A method call; `entry` when its receiver's type and the method are known.
+    pub(super) fn on_method_call<'a>(
+        &mut self,
+        sem: &Semantic<'_, 'a>,
+        events: &mut Vec<Event<'a>>,
+        call: &syn::ExprMethodCall,
+        entry: Option<&'a Entry>,
+    ) {
+        let state = &mut self.function;
+        fallback::on_method_call(&mut state.fallback, call);
+        context::on_method_call(&mut state.context, call);
+        let Some(entry) = entry else { return };
+        if entry.role == Role::BinaryOp
+            && let Some(rhs) = call.args.first()
+        {
+            let shown = format!("`.{}()`", call.method);
+            flow::check_operands(
+                sem,
+                events,
+                || shown,
+                &call.receiver,
+                rhs,
+                call.method.span(),
+            );
+        }
+        if matches!(entry.role, Role::Transfer { .. }) || entry.transfers {
+            loops::check_transfer(&state.loops, sem, events, entry, call);
+        }
+    }
+
+    /// A call of a known item with its arguments (`Tensor::cat(&[a, b], 0)`).
+    pub(super) fn on_item_call<'a>(
+        &mut self,
+        sem: &Semantic<'_, 'a>,
+        events: &mut Vec<Event<'a>>,
+        entry: &Entry,
+        shown: &str,
+        span: Range<usize>,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) {
+        if entry.role == Role::Concat
+            && let Some(list) = args.first()
+        {
+            flow::check_list(sem, events, format!("`{shown}`"), span, list);
+        }
+    }
+
+    /// A binary expression, after its operands were walked.
+    pub(super) fn on_binary<'a>(
+        &mut self,
+        sem: &Semantic<'_, 'a>,
+        events: &mut Vec<Event<'a>>,
+        binary: &syn::ExprBinary,
+    ) {
+        flow::on_binary(sem, events, binary);
+        fallback::on_binary(&mut self.function.fallback, binary);
+    }
+
+    /// The value a `match` or `if let` looks at.
+    pub(super) fn on_scrutinee(&mut self, expr: &Expr) {
+        fallback::on_scrutinee(&mut self.function.fallback, expr);
+    }
+
+    /// A macro call, before its body (if it is code) is walked.
+    pub(super) fn on_macro(&mut self, mac: &syn::Macro) {
+        fallback::on_macro(&mut self.function.fallback, mac);
+    }
+
+    /// A match arm, before its body is walked; returns what to restore after it.
+    pub(super) fn on_arm(&mut self, arm: &syn::Arm) -> bool {
+        defaults::on_arm(&mut self.function.defaults, arm)
+    }
+
+    pub(super) fn after_arm(&mut self, outer: bool) {
+        self.function.defaults.in_default_arm = outer;
+    }
+
+    pub(super) fn on_loop_enter(
+        &mut self,
+        sem: &mut Semantic<'_, '_>,
+        keyword: Range<usize>,
+        body: &syn::Block,
+    ) {
+        loops::enter(&mut self.function.loops, sem, keyword, body);
+    }
+
+    pub(super) fn on_loop_exit(&mut self) {
+        loops::exit(&mut self.function.loops);
+    }
+
+    /// Entering an item or block that is all entry point (`#[cfg(test)]`, a thread's closure);
+    /// returns what to restore.
+    pub(super) fn enter_entry_region(&mut self, region: bool) -> (bool, bool) {
+        entry::enter_region(&mut self.file, &mut self.function.entry, region)
+    }
+
+    pub(super) fn leave_entry_region(&mut self, outer: (bool, bool)) {
+        entry::leave_region(&mut self.file, &mut self.function.entry, outer);
+    }
+
+    /// A thread's closure (the per-rank worker): an entry point; returns what to restore.
+    pub(super) fn enter_thread(&mut self) -> bool {
+        std::mem::replace(&mut self.function.entry.in_entry, true)
+    }
+
+    pub(super) fn leave_thread(&mut self, outer: bool) {
+        self.function.entry.in_entry = outer;
+    }
+}

@@ -1,0 +1,589 @@
+//! The traversal: one walk over a file's syntax tree that keeps the semantic model up to date
+//! (scopes opened and closed, bindings typed, device facts recorded), resolves every use of a
+//! known API, and calls the analyses' hooks, which report [`Event`]s. What each analysis does
+//! is in its own module; nothing here knows a rule.
+
+use std::ops::Range;
+
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{Expr, Item, Pat, Stmt, Token, Type};
+
+use super::analysis::entry::is_cfg_test;
+use super::analysis::macros::{self, Body};
+use super::analysis::{Analyses, FnInfo};
+use super::semantic::Semantic;
+use super::semantic::infer::{TAKES_ELEMENT, Ty};
+use super::semantic::scope::{Resolution, ScopeKind, Var};
+use super::semantic::syntax::{device_string, literal_usize, pattern_names, range, shown};
+use super::{ApiUse, Event, FileContext};
+use crate::api::{Entry, Role};
+
+/// The resolved events of one file (whose text is `text`), in source order.
+pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event<'a>> {
+    let sem = Semantic::new(cx, text);
+    let analyses = Analyses::new(&sem);
+    let mut checker = Checker {
+        sem,
+        analyses,
+        events: Vec::new(),
+        closure_params: None,
+    };
+    checker
+        .sem
+        .scopes
+        .push(ScopeKind::Module, Some(cx.module.clone()));
+    checker.sem.collect_items(&file.items, true);
+    for item in &file.items {
+        checker.visit_item(item);
+    }
+    checker.events
+}
+
+struct Checker<'c, 'a> {
+    sem: Semantic<'c, 'a>,
+    analyses: Analyses,
+    events: Vec<Event<'a>>,
+    /// The types of the parameters of the closure about to be visited, when a method call
+    /// knows them (`contexts.iter().for_each(|c| ..)`).
+    closure_params: Option<Vec<Option<Ty>>>,
+}
+
+impl<'a> Checker<'_, 'a> {
+    /// Walks a function body with its parameters bound and its analyses' state fresh. A body
+    /// whose text names nothing a table knows (most bodies of most crates) can make no event,
+    /// and is not walked.
+    fn walk_fn(&mut self, sig: &syn::Signature, block: &syn::Block, info: FnInfo<'_>) {
+        // The braces' span, not `block.span()`, which would print the block to join its tokens.
+        if !self.sem.may_mention_at(block.brace_token.span.join()) {
+            return;
+        }
+        let outer = self.analyses.on_fn_enter(&self.sem, &info);
+        self.sem.scopes.push(ScopeKind::Function, None);
+        self.sem.add_generics(&sig.generics);
+        for input in &sig.inputs {
+            match input {
+                syn::FnArg::Receiver(_) => self
+                    .sem
+                    .scopes
+                    .bind_var("self", Var::of_type(self.sem.self_type.clone())),
+                syn::FnArg::Typed(typed) => {
+                    let ty = self.sem.type_of(&typed.ty);
+                    self.sem.bind_pattern(&typed.pat, ty);
+                }
+            }
+        }
+        self.visit_block(block);
+        self.sem.scopes.pop();
+        self.analyses.on_fn_exit(&mut self.events, outer);
+    }
+
+    /// Walks statements that are code but no function's body (a `macro_rules!` transcriber,
+    /// an item-level macro call) as if they were one.
+    fn walk_detached(&mut self, stmts: &[Stmt]) {
+        let info = FnInfo {
+            attrs: &[],
+            name: String::new(),
+            owner: None,
+            defines_default: false,
+            public: true,
+        };
+        let outer = self.analyses.on_fn_enter(&self.sem, &info);
+        self.sem.scopes.push(ScopeKind::Function, None);
+        self.walk_stmts(stmts);
+        self.sem.scopes.pop();
+        self.analyses.on_fn_exit(&mut self.events, outer);
+    }
+
+    fn walk_stmts(&mut self, stmts: &[Stmt]) {
+        self.sem.scopes.push(ScopeKind::Block, None);
+        self.sem.collect_items(
+            stmts.iter().filter_map(|stmt| match stmt {
+                Stmt::Item(item) => Some(item),
+                _ => None,
+            }),
+            false,
+        );
+        for stmt in stmts {
+            self.visit_stmt(stmt);
+        }
+        self.sem.scopes.pop();
+    }
+
+    fn in_region(&mut self, region: bool, f: impl FnOnce(&mut Self)) {
+        let outer = self.analyses.enter_entry_region(region);
+        f(self);
+        self.analyses.leave_entry_region(outer);
+    }
+
+    /// A use of a known API, through the analyses.
+    fn use_api(&mut self, use_: ApiUse<'a>) {
+        self.analyses.on_api_use(&mut self.events, use_);
+    }
+
+    /// Handles a call of a known item or method; `args` are its arguments.
+    fn on_call(
+        &mut self,
+        path: String,
+        shown: String,
+        span: Range<usize>,
+        entry: &'a Entry,
+        args: &Punctuated<Expr, Token![,]>,
+    ) {
+        let literal_ordinal = match &entry.role {
+            Role::ExplicitDevice { ordinal, .. } => {
+                args.iter().nth(*ordinal).and_then(literal_usize)
+            }
+            _ => None,
+        };
+        if entry.role == Role::SetEnvVar {
+            if let Some(variable) = args.first().and_then(|arg| self.sem.string_value(arg)) {
+                self.analyses.on_set_env(&mut self.events, variable, span);
+            }
+        } else {
+            self.analyses.on_item_call(
+                &self.sem,
+                &mut self.events,
+                entry,
+                &shown,
+                span.clone(),
+                args,
+            );
+            self.use_api(ApiUse {
+                entry,
+                path,
+                shown,
+                span,
+                as_value: false,
+                literal_ordinal,
+                after_bind: false,
+                helper: None,
+            });
+        }
+        for (index, arg) in args.iter().enumerate() {
+            match (&entry.role, arg) {
+                (Role::SpawnThread { closure }, Expr::Closure(body)) if *closure == index => {
+                    let outer = self.analyses.enter_thread();
+                    self.visit_expr_closure(body);
+                    self.analyses.leave_thread(outer);
+                }
+                (Role::ThreadScope { closure }, Expr::Closure(body)) if *closure == index => {
+                    let scope = Some(Ty::Named("std::thread::Scope".to_owned()));
+                    self.closure_params = Some(vec![scope]);
+                    self.visit_expr_closure(body);
+                }
+                _ => self.visit_expr(arg),
+            }
+        }
+    }
+
+    /// `let d: B::Device = Default::default();` and `let d: Device = Default::default();`.
+    fn check_default_call(&mut self, ty: &Type, init: &Expr) {
+        let Expr::Call(call) = init else { return };
+        let Expr::Path(func) = &*call.func else {
+            return;
+        };
+        let is_default = matches!(
+            self.sem.resolve(&func.path),
+            Resolution::Path { path, .. } if path.join("::") == "std::default::Default::default"
+        );
+        let Type::Path(declared) = ty else { return };
+        if !is_default || declared.qself.is_some() {
+            return;
+        }
+        let found = match self.sem.resolve(&declared.path) {
+            Resolution::Generic { rest } if rest.last().is_some_and(|last| last == "Device") => {
+                self.sem.burn_default()
+            }
+            Resolution::Path { path, local: false } => {
+                let path = format!("{}::default", path.join("::"));
+                self.sem.cx.api.item(&path).map(|entry| (path, entry))
+            }
+            _ => None,
+        };
+        if let Some((path, entry)) = found {
+            self.use_api(ApiUse {
+                entry,
+                path,
+                shown: shown(&func.path),
+                span: range(func.span()),
+                as_value: false,
+                literal_ordinal: None,
+                after_bind: false,
+                helper: None,
+            });
+        }
+    }
+
+    /// The code in a macro call's body, walked where it is code.
+    fn visit_macro_body(&mut self, mac: &syn::Macro) {
+        match macros::body(&self.sem, mac) {
+            Body::Exprs(exprs) => exprs.iter().for_each(|expr| self.visit_expr(expr)),
+            Body::Stmts(stmts) => self.walk_stmts(&stmts),
+            Body::None => {}
+        }
+    }
+}
+
+impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
+    fn visit_item_mod(&mut self, module: &'ast syn::ItemMod) {
+        let Some((_, items)) = &module.content else {
+            return;
+        };
+        let path = [
+            self.sem.scopes.module().to_vec(),
+            vec![module.ident.to_string()],
+        ]
+        .concat();
+        self.in_region(is_cfg_test(&module.attrs), |checker| {
+            checker.sem.scopes.push(ScopeKind::Module, Some(path));
+            checker.sem.collect_items(items, true);
+            items.iter().for_each(|item| checker.visit_item(item));
+            checker.sem.scopes.pop();
+        });
+    }
+
+    fn visit_item_fn(&mut self, function: &'ast syn::ItemFn) {
+        self.in_region(is_cfg_test(&function.attrs), |checker| {
+            let info = FnInfo {
+                attrs: &function.attrs,
+                name: function.sig.ident.to_string(),
+                owner: None,
+                defines_default: false,
+                public: matches!(function.vis, syn::Visibility::Public(_)),
+            };
+            checker.walk_fn(&function.sig, &function.block, info);
+        });
+    }
+
+    fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
+        let self_type = self.sem.type_of(&imp.self_ty);
+        let owner = match &*imp.self_ty {
+            Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let implements_default = imp
+            .trait_
+            .as_ref()
+            .is_some_and(|(_, path, _)| path.segments.last().is_some_and(|s| s.ident == "Default"));
+        self.in_region(is_cfg_test(&imp.attrs), |checker| {
+            checker.sem.scopes.push(ScopeKind::Block, None);
+            checker.sem.add_generics(&imp.generics);
+            let outer = std::mem::replace(&mut checker.sem.self_type, self_type);
+            for item in &imp.items {
+                match item {
+                    syn::ImplItem::Fn(method) => {
+                        let info = FnInfo {
+                            attrs: &method.attrs,
+                            name: method.sig.ident.to_string(),
+                            owner: Some(owner.as_deref().unwrap_or("_")),
+                            defines_default: implements_default && method.sig.ident == "default",
+                            // A trait's methods are called wherever the trait is.
+                            public: imp.trait_.is_some()
+                                || matches!(method.vis, syn::Visibility::Public(_)),
+                        };
+                        checker.walk_fn(&method.sig, &method.block, info);
+                    }
+                    syn::ImplItem::Const(constant) => checker.visit_expr(&constant.expr),
+                    syn::ImplItem::Macro(mac) => checker.visit_macro(&mac.mac),
+                    _ => {}
+                }
+            }
+            checker.sem.self_type = outer;
+            checker.sem.scopes.pop();
+        });
+    }
+
+    fn visit_item_trait(&mut self, trait_: &'ast syn::ItemTrait) {
+        self.sem.scopes.push(ScopeKind::Block, None);
+        self.sem.add_generics(&trait_.generics);
+        let owner = trait_.ident.to_string();
+        for item in &trait_.items {
+            if let syn::TraitItem::Fn(method) = item
+                && let Some(block) = &method.default
+            {
+                let info = FnInfo {
+                    attrs: &method.attrs,
+                    name: method.sig.ident.to_string(),
+                    owner: Some(&owner),
+                    defines_default: false,
+                    public: true,
+                };
+                self.walk_fn(&method.sig, block, info);
+            }
+        }
+        self.sem.scopes.pop();
+    }
+
+    fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
+        if item.mac.path.is_ident("macro_rules") {
+            // A macro's code runs where it is expanded: its transcribers are library code here.
+            for stmts in macros::transcribers(&self.sem, &item.mac) {
+                self.walk_detached(&stmts);
+            }
+            return;
+        }
+        self.analyses.on_macro(&item.mac);
+        if let Body::Stmts(stmts) = macros::body(&self.sem, &item.mac) {
+            self.walk_detached(&stmts);
+        }
+    }
+
+    fn visit_item_const(&mut self, constant: &'ast syn::ItemConst) {
+        self.in_region(false, |checker| checker.visit_expr(&constant.expr));
+    }
+
+    fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
+        self.in_region(false, |checker| checker.visit_expr(&item.expr));
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        self.walk_stmts(&block.stmts);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let mut names = Vec::new();
+        pattern_names(&local.pat, &mut names);
+        let simple = match &local.pat {
+            Pat::Ident(ident) if ident.subpat.is_none() => Some(ident.ident.to_string()),
+            Pat::Type(typed) => match &*typed.pat {
+                Pat::Ident(ident) if ident.subpat.is_none() => Some(ident.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let declared = match &local.pat {
+            Pat::Type(typed) => self.sem.type_of(&typed.ty),
+            _ => None,
+        };
+        let Some(init) = &local.init else {
+            self.sem.bind_pattern(&local.pat, declared);
+            return;
+        };
+        self.analyses.on_let(&self.sem, &names, &init.expr);
+        self.visit_expr(&init.expr);
+        self.analyses.after_let();
+        if let Some((_, diverge)) = &init.diverge {
+            self.visit_expr(diverge);
+        }
+        if let Pat::Type(typed) = &local.pat {
+            self.check_default_call(&typed.ty, &init.expr);
+        }
+        let ty = declared.or_else(|| self.sem.infer(&init.expr));
+        match simple {
+            Some(name) => {
+                let var = Var {
+                    ty,
+                    names: self.sem.device_value(&init.expr),
+                    on: self.sem.tensor_device(&init.expr),
+                };
+                self.sem.scopes.bind_var(&name, var);
+            }
+            None => self.sem.bind_pattern(&local.pat, ty),
+        }
+    }
+
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        self.visit_expr(&assign.right);
+        if let Expr::Path(path) = &*assign.left
+            && let Some(ident) = path.path.get_ident()
+        {
+            let (names, on) = (
+                self.sem.device_value(&assign.right),
+                self.sem.tensor_device(&assign.right),
+            );
+            self.sem.scopes.assign(&ident.to_string(), names, on);
+        } else {
+            self.visit_expr(&assign.left);
+        }
+    }
+
+    fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+        self.visit_expr(&binary.left);
+        self.visit_expr(&binary.right);
+        self.analyses.on_binary(&self.sem, &mut self.events, binary);
+    }
+
+    fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
+        self.visit_expr(&expr.cond);
+        self.analyses
+            .on_loop_enter(&mut self.sem, range(expr.while_token.span), &expr.body);
+        self.visit_block(&expr.body);
+        self.analyses.on_loop_exit();
+    }
+
+    fn visit_expr_loop(&mut self, expr: &'ast syn::ExprLoop) {
+        self.analyses
+            .on_loop_enter(&mut self.sem, range(expr.loop_token.span), &expr.body);
+        self.visit_block(&expr.body);
+        self.analyses.on_loop_exit();
+    }
+
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.visit_expr(&for_loop.expr);
+        let element = self.sem.infer(&for_loop.expr).and_then(|ty| ty.element());
+        self.analyses.on_loop_enter(
+            &mut self.sem,
+            range(for_loop.for_token.span),
+            &for_loop.body,
+        );
+        self.sem.scopes.push(ScopeKind::Block, None);
+        self.sem.bind_pattern(&for_loop.pat, element);
+        self.visit_block(&for_loop.body);
+        self.sem.scopes.pop();
+        self.analyses.on_loop_exit();
+    }
+
+    fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        self.analyses.on_scrutinee(&expr.expr);
+        self.visit_expr(&expr.expr);
+        let scrutinee = self.sem.infer(&expr.expr);
+        for arm in &expr.arms {
+            self.sem.scopes.push(ScopeKind::Block, None);
+            self.sem.bind_pattern(&arm.pat, scrutinee.clone());
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            let outer = self.analyses.on_arm(arm);
+            self.visit_expr(&arm.body);
+            self.analyses.after_arm(outer);
+            self.sem.scopes.pop();
+        }
+    }
+
+    fn visit_expr_let(&mut self, binding: &'ast syn::ExprLet) {
+        self.visit_expr(&binding.expr);
+        self.analyses.on_scrutinee(&binding.expr);
+        let ty = self.sem.infer(&binding.expr);
+        self.sem.bind_pattern(&binding.pat, ty);
+    }
+
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        let known = self.closure_params.take().unwrap_or_default();
+        self.sem.scopes.push(ScopeKind::Block, None);
+        for (index, input) in closure.inputs.iter().enumerate() {
+            let ty = known.get(index).cloned().flatten();
+            self.sem.bind_pattern(input, ty);
+        }
+        self.visit_expr(&closure.body);
+        self.sem.scopes.pop();
+    }
+
+    fn visit_pat(&mut self, _: &'ast Pat) {
+        // Patterns compare against devices; they do not choose one.
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        let Expr::Path(func) = &*call.func else {
+            return visit::visit_expr_call(self, call);
+        };
+        let Some(last) = func.path.segments.last() else {
+            return;
+        };
+        let found = if self.sem.resolves_call(&func.path) {
+            self.sem
+                .burn_generic_default(func)
+                .or_else(|| self.sem.lookup_path(&func.path))
+        } else {
+            None
+        };
+        match found {
+            Some((path, entry)) => {
+                self.on_call(
+                    path,
+                    shown(&func.path),
+                    range(func.span()),
+                    entry,
+                    &call.args,
+                );
+            }
+            None => {
+                self.analyses
+                    .on_plain_call(&self.sem, &mut self.events, &last.ident);
+                call.args.iter().for_each(|arg| self.visit_expr(arg));
+            }
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        let mentioned = self.sem.cx.api.mentions_method(&call.method);
+        if !mentioned && call.method != "parse" {
+            self.analyses
+                .on_plain_call(&self.sem, &mut self.events, &call.method);
+            // An iterator adaptor's closure gets the element type (`.for_each(|c| ..)`).
+            let adaptor = TAKES_ELEMENT.iter().any(|name| call.method == name);
+            let element = adaptor
+                .then(|| self.sem.infer(&call.receiver)?.element())
+                .flatten();
+            self.visit_expr(&call.receiver);
+            for arg in &call.args {
+                if element.is_some() && matches!(arg, Expr::Closure(_)) {
+                    self.closure_params = Some(vec![element.clone()]);
+                }
+                self.visit_expr(arg);
+            }
+            self.analyses
+                .on_method_call(&self.sem, &mut self.events, call, None);
+            return;
+        }
+        if call.method == "parse"
+            && let Some(ordinal) = device_string(&call.receiver)
+        {
+            self.analyses
+                .on_device_string(&mut self.events, ordinal, range(call.receiver.span()));
+        }
+        let receiver = self.sem.infer(&call.receiver);
+        self.visit_expr(&call.receiver);
+        let method = call.method.to_string();
+        let found = receiver.as_ref().and_then(Ty::named).and_then(|ty| {
+            let entry = self.sem.method(ty, &method)?;
+            Some((ty.to_owned(), entry))
+        });
+        match found {
+            Some((ty, entry)) => {
+                let shown = format!(".{method}()");
+                let path = format!("{ty}::{method}");
+                self.on_call(path, shown, range(call.method.span()), entry, &call.args);
+                self.analyses
+                    .on_method_call(&self.sem, &mut self.events, call, Some(entry));
+            }
+            None => {
+                call.args.iter().for_each(|arg| self.visit_expr(arg));
+                self.analyses
+                    .on_method_call(&self.sem, &mut self.events, call, None);
+            }
+        }
+    }
+
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        let Some((canonical, entry)) = self.sem.known_path(&path.path) else {
+            return;
+        };
+        let chooses = matches!(
+            entry.role,
+            Role::ImplicitDevice { .. } | Role::CurrentDeviceUser | Role::SetCurrentDevice
+        );
+        if chooses || entry.may_fall_back {
+            self.use_api(ApiUse {
+                entry,
+                path: canonical,
+                shown: shown(&path.path),
+                span: range(path.span()),
+                as_value: true,
+                literal_ordinal: None,
+                after_bind: false,
+                helper: None,
+            });
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.analyses.on_macro(mac);
+        self.visit_macro_body(mac);
+    }
+
+    fn visit_item(&mut self, item: &'ast Item) {
+        visit::visit_item(self, item);
+    }
+}

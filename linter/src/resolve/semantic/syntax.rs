@@ -1,0 +1,149 @@
+//! Small readings of syntax that the semantic model, the checker and the analyses share.
+
+use std::ops::Range;
+
+use proc_macro2::Span;
+use syn::{Expr, Pat};
+
+use crate::resolve::device_string::{self, Named};
+
+/// How many layers inference looks through (`&`, `?`, `.clone()`, a method chain, an
+/// arithmetic chain): facts are not followed deeper, so that long generated chains are walked in
+/// linear time.
+pub(in crate::resolve) const INFERENCE_DEPTH: usize = 16;
+
+pub(in crate::resolve) fn range(span: Span) -> Range<usize> {
+    span.byte_range()
+}
+
+pub(in crate::resolve) fn idents(path: &syn::Path) -> Vec<String> {
+    path.segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect()
+}
+
+pub(in crate::resolve) fn last_name(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|segment| segment.ident.to_string())
+        .unwrap_or_default()
+}
+
+/// How the source names a path (`Device::cuda_if_available`, `::tch::Device`).
+pub(in crate::resolve) fn shown(path: &syn::Path) -> String {
+    let names = idents(path).join("::");
+    if path.leading_colon.is_some() {
+        format!("::{names}")
+    } else {
+        names
+    }
+}
+
+/// Strips what changes neither a value's device nor its type: `&x`, `(x)`, `x?`, `x.clone()`,
+/// `x.unwrap()`, up to [`INFERENCE_DEPTH`] layers.
+pub(in crate::resolve) fn peel(mut expr: &Expr) -> &Expr {
+    for _ in 0..INFERENCE_DEPTH {
+        expr = match expr {
+            Expr::Reference(inner) => &inner.expr,
+            Expr::Paren(inner) => &inner.expr,
+            Expr::Group(inner) => &inner.expr,
+            Expr::Try(inner) => &inner.expr,
+            // Compared without turning the identifier into a string: this runs for most `let`s.
+            Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && ["clone", "to_owned", "unwrap", "as_ref", "borrow"]
+                        .iter()
+                        .any(|name| call.method == name) =>
+            {
+                &call.receiver
+            }
+            Expr::MethodCall(call) if call.method == "expect" => &call.receiver,
+            other => return other,
+        };
+    }
+    expr
+}
+
+/// The variable an expression is, through what [`peel`] strips.
+pub(in crate::resolve) fn variable(expr: &Expr) -> Option<String> {
+    match peel(expr) {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident().map(ToString::to_string),
+        _ => None,
+    }
+}
+
+/// An integer literal (through parentheses and casts): its value and span.
+pub(in crate::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Range<usize>)> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => int
+            .base10_parse::<u128>()
+            .ok()
+            .map(|value| (value, range(int.span()))),
+        Expr::Paren(inner) => literal_usize(&inner.expr),
+        Expr::Group(inner) => literal_usize(&inner.expr),
+        Expr::Cast(cast) => literal_usize(&cast.expr),
+        _ => None,
+    }
+}
+
+/// The GPU a string literal names (`"cuda:1"`), by the repository's device-string grammar.
+pub(in crate::resolve) fn device_string(expr: &Expr) -> Option<u128> {
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(text),
+        ..
+    }) = expr
+    else {
+        return None;
+    };
+    match device_string::parse(&text.value())? {
+        Named::Cuda(ordinal) => Some(ordinal.into()),
+        Named::Cpu => None,
+    }
+}
+
+pub(in crate::resolve) fn is_arithmetic(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+    )
+}
+
+/// Every identifier a pattern binds.
+pub(in crate::resolve) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(ident) => {
+            out.push(ident.ident.to_string());
+            if let Some((_, sub)) = &ident.subpat {
+                pattern_names(sub, out);
+            }
+        }
+        Pat::Type(typed) => pattern_names(&typed.pat, out),
+        Pat::Reference(reference) => pattern_names(&reference.pat, out),
+        Pat::Paren(paren) => pattern_names(&paren.pat, out),
+        Pat::Tuple(tuple) => tuple.elems.iter().for_each(|p| pattern_names(p, out)),
+        Pat::TupleStruct(tuple) => tuple.elems.iter().for_each(|p| pattern_names(p, out)),
+        Pat::Slice(slice) => slice.elems.iter().for_each(|p| pattern_names(p, out)),
+        Pat::Or(or) => or.cases.iter().for_each(|p| pattern_names(p, out)),
+        Pat::Struct(strukt) => strukt
+            .fields
+            .iter()
+            .for_each(|f| pattern_names(&f.pat, out)),
+        _ => {}
+    }
+}
+
+/// A string constant's value, or a literal's.
+pub(in crate::resolve) fn string_literal(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) => Some(text.value()),
+        Expr::Reference(inner) => string_literal(&inner.expr),
+        _ => None,
+    }
+}
