@@ -282,6 +282,23 @@ mod tests {
     }
 
     #[test]
+    fn configured_methods_are_followed_through_variants_and_conversions() {
+        let extra = "[[method]]\non = [\"candle_core::CudaDevice\"]\nnames = [\"bind_to_thread\"]\nrole = \"set_current_device\"\n";
+        let source = "use candle_core::Device;
+            fn a(device: &Device) { if let Device::Cuda(cuda) = device { cuda.bind_to_thread(); } }
+            fn b(device: &Device) { match device { Device::Cuda(c) => { c.bind_to_thread(); } _ => {} } }
+            fn c(device: &Device) { device.as_cuda_device().unwrap().bind_to_thread(); }
+            fn d(device: &Device) -> candle_core::Result<()> { let cuda = device.as_cuda_device()?; cuda.bind_to_thread(); Ok(()) }
+            fn e(device: &Device, other: &Other) { if let Device::Cpu = device { other.bind_to_thread(); } }";
+        let found = uses_with(source, extra);
+        let binds = found
+            .iter()
+            .filter(|path| *path == "candle_core::CudaDevice::bind_to_thread")
+            .count();
+        assert_eq!(binds, 4, "{found:?}");
+    }
+
+    #[test]
     fn configured_wrappers_are_known_inside_their_own_crate() {
         let extra = "[[item]]\npath = \"demo::gpu::default_gpu\"\nrole = \"implicit_device\"\n";
         let source = "mod gpu { pub fn default_gpu() {} } fn f() { gpu::default_gpu(); crate::gpu::default_gpu(); }";
