@@ -230,9 +230,12 @@ impl Reader<'_, '_> {
                 let words: Vec<&str> = (open + 1..close.min(self.end))
                     .map(|at| self.tokens.text(at))
                     .collect();
+                // A `cfg` that requires `test` (`test`, `all(test, ..)`), as the checker's
+                // `is_cfg_test` reads it.
                 if words.first() == Some(&"cfg")
                     && words.contains(&"test")
                     && !words.contains(&"not")
+                    && !words.contains(&"any")
                 {
                     found.cfg_test = true;
                 }

@@ -84,13 +84,25 @@ fn is_test_attr(attr: &syn::Attribute) -> bool {
     ) && !path.is_ident("cfg")
 }
 
-/// `#[cfg(test)]`.
+/// `#[cfg(test)]`, or a `cfg` that requires `test` among other conditions
+/// (`#[cfg(all(test, feature = "cuda"))]`).
 pub(in crate::resolve) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    fn requires_test(meta: &syn::Meta) -> bool {
+        match meta {
+            syn::Meta::Path(path) => path.is_ident("test"),
+            syn::Meta::List(list) if list.path.is_ident("all") => list
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|conditions| conditions.iter().any(requires_test)),
+            _ => false,
+        }
+    }
     attrs.iter().any(|attr| {
         attr.path().is_ident("cfg")
             && attr
                 .parse_args::<syn::Meta>()
-                .is_ok_and(|meta| meta.path().is_ident("test"))
+                .is_ok_and(|meta| requires_test(&meta))
     })
 }
 
