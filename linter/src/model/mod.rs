@@ -607,33 +607,12 @@ impl Model {
         let visible = |visibility: Visibility| {
             inside || krate == from.krate || visibility == Visibility::Public
         };
-        if let Some(items) = module.items.get(name) {
-            let item = items
-                .iter()
-                .filter(|(_, visibility)| visible(*visibility))
-                .find(|(kind, _)| !wants_type || kind.is_type_namespace());
-            if let Some((kind, _)) = item {
-                let mut full = path.to_vec();
-                full.push(name.to_owned());
-                return Some(match kind {
-                    ItemKind::Module => Def::Module(krate, full),
-                    ItemKind::Foreign => {
-                        // A raw CUDA function a crate declares itself is the CUDA API's, unless
-                        // the crate is the one whose table lists it there (cudarc's own `sys`).
-                        let full = self.full(krate, full);
-                        let own = from.api.item(&full.join("::")).is_some();
-                        match from.api.raw(name).filter(|_| !own) {
-                            Some(raw) => Def::Outside(raw.split("::").map(str::to_owned).collect()),
-                            None => Def::Item(krate, full, kind.clone()),
-                        }
-                    }
-                    kind => Def::Item(krate, self.full(krate, full), kind.clone()),
-                });
+        let item = || self.local_item(from, krate, module, path, name, wants_type, &visible);
+        let import = || {
+            let (target, visibility) = module.imports.get(name)?;
+            if !visible(*visibility) {
+                return None;
             }
-        }
-        if let Some((target, visibility)) = module.imports.get(name)
-            && visible(*visibility)
-        {
             // `use foo::foo;` names the crate `foo`, not itself.
             if target.first().is_some_and(|first| first == name) && target.len() > 1 {
                 let (def, _) = self.outer(from, krate, name)?;
@@ -642,7 +621,25 @@ impl Model {
             if target.len() == 1 && target[0] == name {
                 return self.outer(from, krate, name).map(|(def, _)| def);
             }
-            return self.resolve_from(from, krate, path, target, steps + 1);
+            self.resolve_from(from, krate, path, target, steps + 1)
+        };
+        // A name both defined and imported is one of alternatives under `#[cfg]`
+        // (`#[cfg(feature = "nccl")] pub use cudarc::nccl::Comm;` beside a stand-in
+        // `#[cfg(not(..))] pub struct Comm;`): the library's, when a table knows it, is the one
+        // whose uses matter.
+        if module.items.contains_key(name) && module.imports.contains_key(name) {
+            if let Some(Def::Outside(outside)) = import()
+                && from.api.knows(&outside)
+            {
+                return Some(Def::Outside(outside));
+            }
+            return item();
+        }
+        if let Some(found) = item() {
+            return Some(found);
+        }
+        if module.imports.contains_key(name) {
+            return import();
         }
         for (glob, visibility) in &module.globs {
             if !visible(*visibility) {
@@ -667,6 +664,42 @@ impl Model {
             }
         }
         None
+    }
+
+    /// `name` among the items a module defines.
+    #[allow(clippy::too_many_arguments)]
+    fn local_item(
+        &self,
+        from: &From<'_>,
+        krate: CrateId,
+        module: &Module,
+        path: &[String],
+        name: &str,
+        wants_type: bool,
+        visible: &dyn Fn(Visibility) -> bool,
+    ) -> Option<Def> {
+        let (kind, _) = module
+            .items
+            .get(name)?
+            .iter()
+            .filter(|(_, visibility)| visible(*visibility))
+            .find(|(kind, _)| !wants_type || kind.is_type_namespace())?;
+        let mut full = path.to_vec();
+        full.push(name.to_owned());
+        Some(match kind {
+            ItemKind::Module => Def::Module(krate, full),
+            ItemKind::Foreign => {
+                // A raw CUDA function a crate declares itself is the CUDA API's, unless the
+                // crate is the one whose table lists it there (cudarc's own `sys`).
+                let full = self.full(krate, full);
+                let own = from.api.item(&full.join("::")).is_some();
+                match from.api.raw(name).filter(|_| !own) {
+                    Some(raw) => Def::Outside(raw.split("::").map(str::to_owned).collect()),
+                    None => Def::Item(krate, full, kind.clone()),
+                }
+            }
+            kind => Def::Item(krate, self.full(krate, full), kind.clone()),
+        })
     }
 
     /// `def` followed by more segments.

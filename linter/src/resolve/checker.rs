@@ -363,7 +363,6 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
         };
         self.analyses.on_let(&self.sem, &names, &init.expr);
         self.visit_expr(&init.expr);
-        self.analyses.after_let();
         if let Some((_, diverge)) = &init.diverge {
             self.visit_expr(diverge);
         }
@@ -507,6 +506,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.analyses.on_method_enter(&self.sem, call);
         let mentioned = self.sem.cx.api.mentions_method(&call.method);
         if !mentioned && call.method != "parse" {
             self.analyses

@@ -2,7 +2,9 @@
 //! (`cuda_if_available`) whose result nothing looks at. A result bound to a variable is
 //! pending until something compares it, matches on it, asks `is_cuda()`, or logs or asserts it
 //! in a macro; what is still pending when the function ends is reported. The result is followed
-//! through `.ok()`, `?`, `.unwrap()` and into `let x = if .. { chooser } else { .. }`.
+//! through `.ok()`, `?`, `.unwrap()`, into `let x = if .. { chooser } else { .. }`, and along
+//! `Option`/`Result` chains into the next closure's parameter
+//! (`.and_then(|_| chooser().ok()).and_then(|device| match device { .. })`).
 
 use std::ops::Range;
 
@@ -24,7 +26,7 @@ struct Pending {
 #[derive(Debug, Default)]
 pub(in crate::resolve) struct State {
     pending: Vec<Pending>,
-    /// The calls a `let` is binding, so they are tracked, not reported, when walked.
+    /// The calls a `let` or a chain is binding, so they are tracked, not reported, when walked.
     bound: Vec<Range<usize>>,
 }
 
@@ -38,9 +40,12 @@ const CHECKS: &[&str] = &[
     "same_device",
 ];
 
+/// `Option`/`Result` methods that pass the value along to a closure (`.and_then(|device| ..)`).
+const PASS_ALONG: &[&str] = &["and_then", "map", "inspect", "filter", "is_some_and", "is_ok_and"];
+
 /// The chooser calls whose result is the value of `expr`: the expression itself (through
-/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`), or the values of its `if`/`match` branches and
-/// blocks.
+/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`), the values of its `if`/`match` branches and
+/// blocks, or of the closure an `.and_then(|_| ..)`/`.map(|_| ..)` chain ends with.
 fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
     match expr {
         Expr::Call(call) => out.push(call),
@@ -53,6 +58,11 @@ fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
                 .any(|name| call.method == name) =>
         {
             value_calls(&call.receiver, out)
+        }
+        Expr::MethodCall(call) if call.method == "and_then" || call.method == "map" => {
+            if let Some(Expr::Closure(closure)) = call.args.first() {
+                value_calls(&closure.body, out);
+            }
         }
         Expr::If(branch) => {
             tail_calls(&branch.then_branch, out);
@@ -77,7 +87,27 @@ fn tail_calls<'e>(block: &'e syn::Block, out: &mut Vec<&'e syn::ExprCall>) {
 
 /// `let name = init;`: chooser calls whose result `init` is are bound to `name`.
 pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
-    let [name] = names else { return };
+    if let [name] = names {
+        bind(state, sem, name, init);
+    }
+}
+
+/// `receiver.and_then(|name| ..)`, before the receiver is walked: chooser calls whose result
+/// the receiver is are passed to `name`.
+pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::ExprMethodCall) {
+    if !PASS_ALONG.iter().any(|method| call.method == method) {
+        return;
+    }
+    let Some(Expr::Closure(closure)) = call.args.first() else {
+        return;
+    };
+    let Some(syn::Pat::Ident(param)) = closure.inputs.first() else {
+        return;
+    };
+    bind(state, sem, &param.ident.to_string(), &call.receiver);
+}
+
+fn bind(state: &mut State, sem: &Semantic<'_, '_>, name: &str, init: &Expr) {
     let mut calls = Vec::new();
     value_calls(init, &mut calls);
     for call in calls {
@@ -91,16 +121,12 @@ pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String]
             let span = range(func.span());
             state.bound.push(span.clone());
             state.pending.push(Pending {
-                variable: name.clone(),
+                variable: name.to_owned(),
                 shown: shown(&func.path),
                 span,
             });
         }
     }
-}
-
-pub(super) fn after_let(state: &mut State) {
-    state.bound.clear();
 }
 
 /// A chooser called (or passed as a value) where nothing binds its result.

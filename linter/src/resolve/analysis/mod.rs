@@ -142,9 +142,9 @@ impl Analyses {
         fallback::on_let(&mut self.function.fallback, sem, names, init);
     }
 
-    /// After the `let`'s initializer was walked.
-    pub(super) fn after_let(&mut self) {
-        fallback::after_let(&mut self.function.fallback);
+    /// A method call, before its receiver is walked.
+    pub(super) fn on_method_enter(&mut self, sem: &Semantic<'_, '_>, call: &syn::ExprMethodCall) {
+        fallback::on_chain(&mut self.function.fallback, sem, call);
     }
 
     /// A method call; `entry` when its receiver's type and the method are known.
