@@ -33,12 +33,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rayon::prelude::*;
 
-use crate::api::NameSet;
+use crate::api::{Api, Chooser, NameSet};
 use crate::config::Config;
 use crate::discover::{FileUnit, Session};
 use crate::model::CrateId;
 use crate::parse::{LineIndex, Nesting, NoTree, Unparsed};
-use crate::resolve::{CallFact, Event, FileContext};
+use crate::resolve::{CallFact, Event, FileContext, FileRole};
 use crate::rules::{Finding, Level, Requirement};
 use crate::suppress::Suppressions;
 
@@ -138,6 +138,24 @@ impl Outcome {
 /// calls.
 pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
     let (mut findings, _) = lint_source(text, Nesting::Unchecked, cx);
+    let lines = LineIndex::new(text);
+    let mut choosers = HashMap::new();
+    for _ in 0..CHOOSER_ROUNDS {
+        let found = new_choosers(&choosers, findings.iter(), |offset| {
+            format!("line {}", lines.line_of(offset) + 1)
+        });
+        if found.is_empty() {
+            break;
+        }
+        choosers.extend(found);
+        let api = cx.api.with_choosers(&choosers);
+        let cx = FileContext {
+            api: &api,
+            module: cx.module.clone(),
+            ..*cx
+        };
+        findings = lint_source(text, Nesting::Unchecked, &cx).0;
+    }
     let helpers = required_helpers(findings.iter());
     if !helpers.is_empty() {
         let cx = FileContext {
@@ -150,6 +168,113 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
         findings.retain(|finding| stands(finding, &covered));
     }
     findings
+}
+
+/// How many times device choosers are followed into the functions that return what a chooser
+/// they call chose (each round finds the callers of the last round's choosers).
+const CHOOSER_ROUNDS: usize = 4;
+
+/// The device choosers among `findings` that are not in `known` yet, each with the label of
+/// findings at its calls; `place` words where an offset of the findings' file is.
+fn new_choosers<'f>(
+    known: &HashMap<Chooser, String>,
+    findings: impl Iterator<Item = &'f Finding>,
+    place: impl Fn(usize) -> String,
+) -> HashMap<Chooser, String> {
+    let mut found = HashMap::new();
+    for finding in findings {
+        if let Some(chooser) = &finding.chooser
+            && !known.contains_key(chooser)
+        {
+            found.entry(chooser.clone()).or_insert_with(|| {
+                format!(
+                    "returns a device it chose itself: {} ({})",
+                    finding.message,
+                    place(finding.span.start)
+                )
+            });
+        }
+    }
+    found
+}
+
+/// Device choosers, decided now that every file is linted: each function that returns a
+/// device it chose itself to callers who pass none becomes an API entry that chooses the
+/// device implicitly, and the library files that can call it, and mention it, are linted
+/// again with those entries, which flags its calls outside entry points. A chooser's callers
+/// that return what it chose are choosers in turn, up to [`CHOOSER_ROUNDS`] deep.
+fn decide_choosers(session: &Session, files: &mut Vec<LintedFile>) {
+    let mut choosers: HashMap<Chooser, String> = HashMap::new();
+    for _ in 0..CHOOSER_ROUNDS {
+        let mut found = HashMap::new();
+        for file in files.iter() {
+            let place =
+                |offset| format!("{}:{}", file.unit.relative, file.lines.line_of(offset) + 1);
+            let findings = file.diagnostics.iter().map(|d| &d.finding);
+            for (chooser, label) in new_choosers(&choosers, findings, place) {
+                found.entry(chooser).or_insert(label);
+            }
+        }
+        if found.is_empty() {
+            return;
+        }
+        choosers.extend(found);
+        let mut names = NameSet::default();
+        for chooser in choosers.keys() {
+            names.insert(chooser.path.rsplit("::").next().unwrap_or_default());
+        }
+        let callers = |unit: &FileUnit| {
+            unit.role == FileRole::Library
+                && choosers
+                    .keys()
+                    .any(|chooser| session.model.can_name(unit.crate_id, chooser.krate))
+        };
+        // One extended API per configuration (a configuration is shared by its packages).
+        let mut apis: HashMap<usize, Api> = HashMap::new();
+        for unit in session.files.iter().filter(|unit| callers(unit)) {
+            let config = session.config(unit);
+            apis.entry(std::ptr::from_ref(config).addr())
+                .or_insert_with(|| config.api.with_choosers(&choosers));
+        }
+        let relinted: Vec<(FileUnit, Option<LintedFile>)> = session
+            .files
+            .par_iter()
+            .filter(|unit| callers(unit))
+            .filter_map(|unit| {
+                let text = std::fs::read_to_string(&unit.path).ok()?;
+                let mentions = text
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|word| names.contains(word));
+                if !mentions {
+                    return None;
+                }
+                let config = session.config(unit);
+                let package = &session.packages[unit.package];
+                let cx = FileContext {
+                    api: &apis[&std::ptr::from_ref(config).addr()],
+                    model: &session.model,
+                    crate_id: unit.crate_id,
+                    krate: &package.krate,
+                    crate_name: &unit.crate_name,
+                    role: unit.role,
+                    module: unit.module.clone(),
+                    entry_points: &config.entry_points,
+                    calls_to: None,
+                };
+                let (findings, _) = linting(|| lint_source(&text, Nesting::Unchecked, &cx)).ok()?;
+                let (file, _) = finish(session, config, unit.clone(), text, findings);
+                Some((unit.clone(), file))
+            })
+            .collect();
+        for (unit, file) in relinted {
+            let same = |linted: &LintedFile| {
+                linted.unit.path == unit.path && linted.unit.crate_id == unit.crate_id
+            };
+            files.retain(|linted| !same(linted));
+            files.extend(file);
+        }
+        files.sort_by(|a, b| a.unit.relative.cmp(&b.unit.relative));
+    }
 }
 
 /// The helpers whose callers decide whether some of `findings` stand.
@@ -274,6 +399,7 @@ fn lint_units(
             Err(error) => internal_errors.push(*error),
         }
     }
+    decide_choosers(&session, &mut files);
     decide_requirements(&session, &mut files);
     Outcome {
         session,

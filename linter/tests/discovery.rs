@@ -403,3 +403,55 @@ fn re_exports_are_followed_across_the_workspace_crates() {
     );
     assert!(stdout(&output).contains("`kernels::Context::new`"));
 }
+
+#[test]
+fn a_device_chooser_is_flagged_where_other_crates_call_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let chooser = "pub fn best_device() -> candle_core::Result<candle_core::Device> {\n    \
+                   candle_core::Device::new_cuda(0)\n}\n";
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"common\", \"model\"]\n",
+            ),
+            (
+                "common/Cargo.toml",
+                &(package("common") + "[dependencies]\ncandle-core = \"0.11\"\n"),
+            ),
+            ("common/src/lib.rs", chooser),
+            (
+                "model/Cargo.toml",
+                &(package("model")
+                    + "[dependencies]\ncandle-core = \"0.11\"\n\
+                       shared = { package = \"common\", path = \"../common\" }\n"),
+            ),
+            (
+                "model/src/lib.rs",
+                "pub fn load() -> candle_core::Result<candle_core::Device> {\n    \
+                 let device = shared::best_device()?;\n    Ok(device)\n}\n\
+                 pub fn run() {\n    let _ = load();\n}\n",
+            ),
+            (
+                "model/src/main.rs",
+                "fn main() {\n    let _ = shared::best_device();\n}\n",
+            ),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    // The choice itself, its caller in a library, and that caller's caller (which returns
+    // what the chooser chose); `main` may choose.
+    assert_eq!(
+        places(&output),
+        [
+            "common/src/lib.rs:2:35",
+            "model/src/lib.rs:2:18",
+            "model/src/lib.rs:6:13"
+        ],
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert!(stdout(&output).contains("`shared::best_device` chooses the device for its caller"));
+}

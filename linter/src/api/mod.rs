@@ -81,6 +81,19 @@ impl Role {
     }
 }
 
+/// A function of the linted workspace that chooses a device for its callers: it takes no
+/// device, returns one, and chooses it itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Chooser {
+    /// Its full path (`my_lib::best_device`).
+    pub path: String,
+    /// The crate of the workspace model that defines it: only that crate and the crates that
+    /// depend on it can call it.
+    pub krate: crate::model::CrateId,
+    /// The device type it returns (`candle_core::Device`).
+    pub returns: String,
+}
+
 /// One entry of a table, typed: for a path (function, associated function, variant, constant)
 /// or for methods of known receiver types.
 #[derive(Clone, Debug)]
@@ -97,6 +110,9 @@ pub struct Entry {
     /// Whether the entry comes from a built-in table (about another crate) rather than from
     /// configuration (about the crate's own wrappers).
     pub builtin: bool,
+    /// Whether the linter made the entry for a function of the linted workspace that chooses
+    /// a device for its callers (see [`Api::with_choosers`]).
+    pub chooser: bool,
 }
 
 impl Entry {
@@ -320,6 +336,7 @@ impl RawEntry {
             returns: self.returns,
             note: self.note,
             builtin,
+            chooser: false,
         })
     }
 }
@@ -408,6 +425,8 @@ pub struct Api {
     /// The last segment of every type a table names (receivers and results), so that types
     /// of no interest (`usize`, `&str`) are never resolved.
     type_names: HashSet<String>,
+    /// The types devices are (what device constructors and choosers return).
+    device_types: HashSet<String>,
     /// Every proper prefix of a known path or receiver type (`candle_core`, `candle_core::Device`),
     /// to tell whether a glob import can lead anywhere known.
     prefixes: HashSet<String>,
@@ -455,6 +474,9 @@ struct PathEnds {
     last: NameSet,
     /// Hashes of (second-to-last, last) pairs.
     pairs: FxHashSet<u64>,
+    /// Last names that any name may stand before: functions of the workspace, which other
+    /// crates name by whatever their manifests call the crate.
+    after_anything: NameSet,
 }
 
 fn pair_hash(before: u64, last: u64) -> u64 {
@@ -524,21 +546,7 @@ impl Api {
                 )));
             }
             let entry = raw.typed(builtin).map_err(invalid)?;
-            if path.contains("::sys::") {
-                let name = path.rsplit("::").next().unwrap_or_default().to_owned();
-                self.raw.insert(name, path.clone());
-            }
-            self.add_prefixes(&path);
-            self.add_item_end(&path);
-            if entry.triggers() {
-                self.trigger_items
-                    .insert(path.rsplit("::").next().unwrap_or_default());
-            }
-            self.add_type_name(entry.returns.as_deref());
-            if let Role::Variant { payload } = &entry.role {
-                self.add_type_name(Some(payload));
-            }
-            self.items.insert(path, entry);
+            self.add_item(path, entry);
         }
         for raw in table.method {
             if raw.on.is_empty() || raw.names.is_empty() || raw.path.is_some() {
@@ -563,6 +571,61 @@ impl Api {
             }
         }
         Ok(())
+    }
+
+    fn add_item(&mut self, path: String, entry: Entry) {
+        if path.contains("::sys::") {
+            let name = path.rsplit("::").next().unwrap_or_default().to_owned();
+            self.raw.insert(name, path.clone());
+        }
+        self.add_prefixes(&path);
+        self.add_item_end(&path);
+        if entry.triggers() {
+            self.trigger_items
+                .insert(path.rsplit("::").next().unwrap_or_default());
+        }
+        self.add_type_name(entry.returns.as_deref());
+        if let Role::Variant { payload } = &entry.role {
+            self.add_type_name(Some(payload));
+        }
+        let device = matches!(
+            entry.role,
+            Role::ExplicitDevice { .. } | Role::ImplicitDevice { .. } | Role::CpuDevice
+        );
+        if let Some(returns) = entry.returns.as_ref().filter(|_| device) {
+            self.device_types.insert(returns.clone());
+        }
+        self.items.insert(path, entry);
+    }
+
+    /// These tables plus an entry for each function of the workspace that chooses a device for
+    /// its callers, with what it chooses (the label of findings at its calls): calling one
+    /// chooses the device implicitly.
+    pub fn with_choosers<'c>(
+        &self,
+        choosers: impl IntoIterator<Item = (&'c Chooser, &'c String)>,
+    ) -> Api {
+        let mut api = self.clone();
+        for (chooser, chooses) in choosers {
+            let entry = Entry {
+                role: Role::ImplicitDevice { fixed_device: None },
+                may_fall_back: false,
+                transfers: false,
+                returns: Some(chooser.returns.clone()),
+                note: Some(chooses.clone()),
+                builtin: false,
+                chooser: true,
+            };
+            let name = chooser.path.rsplit("::").next().unwrap_or_default();
+            api.items_end.after_anything.insert(name);
+            api.add_item(chooser.path.clone(), entry);
+        }
+        api
+    }
+
+    /// Whether values of the type `ty` (a canonical path) are devices.
+    pub fn is_device_type(&self, ty: &str) -> bool {
+        self.device_types.contains(ty)
     }
 
     fn add_item_end(&mut self, path: &str) {
@@ -671,9 +734,19 @@ impl Api {
         self.items_end.last.contains_hashed(hash, ident)
     }
 
-    /// Whether some item path of a table ends with `before::last`, by their [`name_hash`]es.
-    pub fn ends_item_with_hashed(&self, before: u64, last: u64) -> bool {
-        self.items_end.pairs.contains(&pair_hash(before, last))
+    /// Whether some item path of a table ends with `before::last`, by their [`name_hash`]es
+    /// (`last`'s identifier given too, for names that anything may stand before).
+    pub fn ends_item_with_hashed(
+        &self,
+        before: u64,
+        last_hash: u64,
+        last: &proc_macro2::Ident,
+    ) -> bool {
+        self.items_end.pairs.contains(&pair_hash(before, last_hash))
+            || self
+                .items_end
+                .after_anything
+                .contains_hashed(last_hash, last)
     }
 
     /// Whether `path` leads somewhere a table knows: it is an entry or a prefix of one.

@@ -421,6 +421,18 @@ struct From<'a> {
 }
 
 impl Model {
+    /// Whether code of crate `from` can name items of crate `to`: it is that crate, or depends
+    /// on it.
+    pub fn can_name(&self, from: CrateId, to: CrateId) -> bool {
+        from == to
+            || self.crates.get(from).is_some_and(|krate| {
+                krate
+                    .externs
+                    .values()
+                    .any(|named| *named == Extern::Workspace(to))
+            })
+    }
+
     /// The crates and module paths that include `file`.
     pub fn modules_of(&self, file: &Path) -> &[(CrateId, ModulePath)] {
         self.files.get(file).map_or(&[], Vec::as_slice)
@@ -629,7 +641,7 @@ impl Model {
         // whose uses matter.
         if module.items.contains_key(name) && module.imports.contains_key(name) {
             if let Some(Def::Outside(outside)) = import()
-                && from.api.knows(&outside)
+                && from.api.knows(&from.api.canonical(outside.clone()))
             {
                 return Some(Def::Outside(outside));
             }

@@ -84,6 +84,7 @@ impl<'a> Checker<'_, 'a> {
     fn walk_detached(&mut self, stmts: &[Stmt]) {
         let info = FnInfo {
             attrs: &[],
+            sig: None,
             name: String::new(),
             owner: None,
             defines_default: false,
@@ -159,6 +160,7 @@ impl<'a> Checker<'_, 'a> {
                 literal_ordinal,
                 after_bind: false,
                 helper: None,
+                chooser: None,
             });
         }
         for (index, arg) in args.iter().enumerate() {
@@ -212,6 +214,7 @@ impl<'a> Checker<'_, 'a> {
                 literal_ordinal: None,
                 after_bind: false,
                 helper: None,
+                chooser: None,
             });
         }
     }
@@ -248,6 +251,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
         self.in_region(is_cfg_test(&function.attrs), |checker| {
             let info = FnInfo {
                 attrs: &function.attrs,
+                sig: Some(&function.sig),
                 name: function.sig.ident.to_string(),
                 owner: None,
                 defines_default: false,
@@ -276,6 +280,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                     syn::ImplItem::Fn(method) => {
                         let info = FnInfo {
                             attrs: &method.attrs,
+                            sig: Some(&method.sig),
                             name: method.sig.ident.to_string(),
                             owner: Some(owner.as_deref().unwrap_or("_")),
                             defines_default: implements_default && method.sig.ident == "default",
@@ -305,6 +310,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             {
                 let info = FnInfo {
                     attrs: &method.attrs,
+                    sig: Some(&method.sig),
                     name: method.sig.ident.to_string(),
                     owner: Some(&owner),
                     defines_default: false,
@@ -574,6 +580,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 literal_ordinal: None,
                 after_bind: false,
                 helper: None,
+                chooser: None,
             });
         }
     }

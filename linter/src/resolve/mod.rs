@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 pub use checker::walk;
 
-use crate::api::{Api, Entry};
+use crate::api::{Api, Chooser, Entry};
 use crate::model::{CrateId, Model};
 
 /// What is definitely known about where a value is, from the code seen so far.
@@ -126,6 +126,9 @@ pub struct ApiUse<'a> {
     /// For a use of the current context in a non-public function that bound none: the
     /// function's name, as its callers name it; the use is right when every caller binds one.
     pub helper: Option<String>,
+    /// For a device chosen (a literal ordinal, a default device) in a function that returns it
+    /// to callers who pass none: that function. Its callers let it choose for them.
+    pub chooser: Option<Chooser>,
 }
 
 /// What the rules see, in source order.
@@ -143,6 +146,8 @@ pub enum Event<'a> {
         ordinal: u128,
         span: Range<usize>,
         in_entry_point: bool,
+        /// As [`ApiUse::chooser`].
+        chooser: Option<Chooser>,
     },
     /// An op whose operands are definitely on different devices.
     Mismatch {

@@ -35,28 +35,38 @@ declare_rule! {
 }
 
 pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
-    let (ordinal, span, shown) = match event {
+    let (ordinal, span, shown, chooser) = match event {
         Event::Api {
             use_,
             in_entry_point: false,
             ..
         } if matches!(use_.entry.role, Role::ExplicitDevice { .. }) => {
             let (ordinal, span) = use_.literal_ordinal.clone()?;
-            (ordinal, span, use_.shown.clone())
+            (ordinal, span, use_.shown.clone(), &use_.chooser)
         }
         Event::DeviceString {
             ordinal,
             span,
             in_entry_point: false,
-        } => (*ordinal, span.clone(), format!("\"cuda:{ordinal}\"")),
+            chooser,
+        } => (
+            *ordinal,
+            span.clone(),
+            format!("\"cuda:{ordinal}\""),
+            chooser,
+        ),
         _ => return None,
     };
-    Some(Finding::new(
+    let finding = Finding::new(
         &HARDCODED_DEVICE,
         span,
         format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
         format!("GPU {ordinal} on every machine and in every job"),
         "take the device from the caller; choose it in `main`, from configuration or with a \
          selection such as most free memory",
-    ))
+    );
+    Some(Finding {
+        chooser: chooser.clone(),
+        ..finding
+    })
 }

@@ -32,10 +32,15 @@ declare_rule! {
     /// // in `main`: let device = tch::Device::cuda_if_available();
     /// ```
     ///
+    /// A function of the workspace that returns a device it chose itself to callers who pass
+    /// none (`fn best_device() -> Result<Device>` around `Device::new_cuda(0)` or
+    /// `cuda_if_available`) is such a chooser too: its calls are flagged, and so are the calls
+    /// of functions that return what it chose, up to four calls deep.
+    ///
     /// ## Known limits
-    /// Only calls the resolver can tie to a known API are seen: a helper that wraps
-    /// `cuda_if_available` is flagged where it calls it, not where it is called, unless the
-    /// helper is added to the configuration's API table. Entry points (`main` and the rest of
+    /// Only calls the resolver can tie to a known API, or to such a function, are seen: a
+    /// method that chooses a device (its device may come from its receiver) is not followed,
+    /// unless it is added to the configuration's API table. Entry points (`main` and the rest of
     /// a binary's root file, tests, benches, build scripts, thread closures, configured
     /// functions) may choose devices freely, and so may every file of a bin or example target:
     /// a program has no callers to take the device from.
@@ -53,7 +58,11 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     };
     let (message, default_label, help) = match use_.entry.role {
         Role::ImplicitDevice { .. } => (
-            format!("`{}` chooses the device implicitly", use_.shown),
+            if use_.entry.chooser {
+                format!("`{}` chooses the device for its caller", use_.shown)
+            } else {
+                format!("`{}` chooses the device implicitly", use_.shown)
+            },
             "a device the caller did not choose",
             "take the device from the caller, and choose it once where the program starts \
              (`main`, a test, or a thread's closure)",
@@ -81,6 +90,7 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         .map(|helper| Requirement::SomeCallerDoesNotBind { helper });
     Some(Finding {
         requires,
+        chooser: use_.chooser.clone(),
         ..finding
     })
 }

@@ -17,6 +17,7 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
+use crate::api::Chooser;
 use crate::resolve::Event;
 
 /// How a rule's findings are treated.
@@ -74,6 +75,9 @@ pub struct Finding {
     pub suggestion: Option<Suggestion>,
     /// What must hold, once every file is walked, for the finding to stand.
     pub requires: Option<Requirement>,
+    /// A device chosen in a function that returns it to callers who pass none: once every
+    /// file is walked, the function's calls outside entry points are flagged too.
+    pub chooser: Option<Chooser>,
 }
 
 /// A condition on the rest of the crate, decided once every file is linted.
@@ -103,6 +107,7 @@ impl Finding {
             related: Vec::new(),
             suggestion: None,
             requires: None,
+            chooser: None,
         }
     }
 }

@@ -41,7 +41,14 @@ const CHECKS: &[&str] = &[
 ];
 
 /// `Option`/`Result` methods that pass the value along to a closure (`.and_then(|device| ..)`).
-const PASS_ALONG: &[&str] = &["and_then", "map", "inspect", "filter", "is_some_and", "is_ok_and"];
+const PASS_ALONG: &[&str] = &[
+    "and_then",
+    "map",
+    "inspect",
+    "filter",
+    "is_some_and",
+    "is_ok_and",
+];
 
 /// The chooser calls whose result is the value of `expr`: the expression itself (through
 /// `.ok()`, `?`, `.unwrap()`, `.expect(..)`), the values of its `if`/`match` branches and

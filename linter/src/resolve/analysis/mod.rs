@@ -6,6 +6,7 @@
 //! a function. Adding an analysis is its module, a field of [`FnState`] and its calls in these
 //! hooks; the traversal does not change.
 
+pub(super) mod choosers;
 pub(super) mod context;
 pub(super) mod defaults;
 pub(super) mod entry;
@@ -28,6 +29,7 @@ use crate::api::{Entry, Role};
 pub(super) struct FnState {
     pub(super) entry: entry::State,
     pub(super) context: context::State,
+    pub(super) choosers: choosers::State,
     pub(super) env: env::State,
     pub(super) fallback: fallback::State,
     pub(super) loops: loops::State,
@@ -37,6 +39,8 @@ pub(super) struct FnState {
 /// A function about to be walked.
 pub(super) struct FnInfo<'f> {
     pub(super) attrs: &'f [syn::Attribute],
+    /// The signature, for a function (not for code walked as if it were one).
+    pub(super) sig: Option<&'f syn::Signature>,
     pub(super) name: String,
     /// The type whose method it is (`Engine` in `impl Engine`), if any.
     pub(super) owner: Option<&'f str>,
@@ -69,6 +73,7 @@ impl Analyses {
         let state = FnState {
             entry: entry::State::for_function(&self.file, sem, info),
             context: context::State::for_function(info),
+            choosers: choosers::State::for_function(sem, info),
             defaults: defaults::State::for_function(info),
             ..FnState::default()
         };
@@ -90,6 +95,7 @@ impl Analyses {
         env::on_api_use(&mut state.env, &use_);
         fallback::on_api_use(&mut state.fallback, events, &use_);
         let use_ = context::on_api_use(&mut state.context, use_);
+        let use_ = choosers::on_api_use(&state.choosers, use_);
         events.push(Event::Api {
             use_,
             in_entry_point: state.entry.in_entry,
@@ -134,6 +140,7 @@ impl Analyses {
             ordinal,
             span,
             in_entry_point: self.function.entry.in_entry,
+            chooser: choosers::on_device_string(&self.function.choosers),
         });
     }
 

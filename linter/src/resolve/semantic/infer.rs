@@ -31,6 +31,14 @@ impl Ty {
         }
     }
 
+    /// The type inside every `Option`, `Result` and sequence around it.
+    pub(in crate::resolve) fn innermost(&self) -> &Ty {
+        match self {
+            Ty::Option(inner) | Ty::Result(inner) | Ty::Seq(inner) => inner.innermost(),
+            other => other,
+        }
+    }
+
     /// The type inside `Option`/`Result` (after `?`, `.unwrap()`); others are their own.
     fn unwrapped(self) -> Ty {
         match self {

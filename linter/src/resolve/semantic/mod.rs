@@ -83,7 +83,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
             return true;
         };
         let before_hash = name_hash(before);
-        api.ends_item_with_hashed(before_hash, last_hash)
+        api.ends_item_with_hashed(before_hash, last_hash, last)
             || model.aliases.contains_hashed(before_hash, before)
             || model.modules.contains_hashed(before_hash, before)
             || before == "crate"

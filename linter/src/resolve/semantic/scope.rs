@@ -116,6 +116,13 @@ impl<'c, 'a> Scopes<'c, 'a> {
         self.stack.pop();
     }
 
+    /// Whether the innermost scope is a module's (an item here is named by its module path).
+    pub(in crate::resolve) fn at_module_level(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|scope| scope.kind == ScopeKind::Module)
+    }
+
     /// The current module path, without the crate name.
     pub(in crate::resolve) fn module(&self) -> &[String] {
         self.module_at(self.stack.len().saturating_sub(1))

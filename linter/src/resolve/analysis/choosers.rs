@@ -1,0 +1,71 @@
+//! Functions that choose a device for their callers: a free function that takes no device,
+//! returns one (`-> Device`, `-> Result<Device>`, `-> Arc<CudaContext>`), and chooses it itself
+//! (a literal ordinal, a default or "best available" device). Each choice made in such a
+//! function names it ([`ApiUse::chooser`]); once every file is linted, the function becomes an
+//! API entry of its own that chooses the device implicitly, and its calls outside entry points
+//! are flagged like calls of `cuda_if_available` (`decide_choosers` in the crate root).
+
+use super::FnInfo;
+use crate::api::{Chooser, Role};
+use crate::resolve::ApiUse;
+use crate::resolve::semantic::Semantic;
+use crate::resolve::semantic::infer::Ty;
+
+#[derive(Debug, Default)]
+pub(in crate::resolve) struct State {
+    /// The current function, when it returns a device and takes none.
+    chooser: Option<Chooser>,
+}
+
+impl State {
+    pub(super) fn for_function(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> State {
+        State {
+            chooser: chooser(sem, info),
+        }
+    }
+}
+
+/// The function being entered, if it can choose a device for its callers: free (a method's
+/// device may come from its receiver), named in its module, returning a device and taking no
+/// device in any form.
+fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
+    let sig = info.sig?;
+    if info.owner.is_some() || !sem.scopes.at_module_level() {
+        return None;
+    }
+    let syn::ReturnType::Type(_, output) = &sig.output else {
+        return None;
+    };
+    let device = |ty: Option<Ty>| {
+        ty.and_then(|ty| ty.innermost().named().map(str::to_owned))
+            .filter(|name| sem.cx.api.is_device_type(name))
+    };
+    let returns = device(sem.type_of(output))?;
+    let takes_device = sig.inputs.iter().any(|input| match input {
+        syn::FnArg::Typed(typed) => device(sem.type_of(&typed.ty)).is_some(),
+        syn::FnArg::Receiver(_) => true,
+    });
+    (!takes_device).then(|| Chooser {
+        path: sem.scopes.local_path(&info.name).join("::"),
+        krate: sem.cx.crate_id,
+        returns,
+    })
+}
+
+/// Names the chooser a use chooses a device in: a literal ordinal or an implicit device.
+pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>) -> ApiUse<'a> {
+    let chooses = match use_.entry.role {
+        Role::ExplicitDevice { .. } => use_.literal_ordinal.is_some(),
+        Role::ImplicitDevice { .. } => true,
+        _ => false,
+    };
+    ApiUse {
+        chooser: state.chooser.clone().filter(|_| chooses),
+        ..use_
+    }
+}
+
+/// The chooser a device string (`"cuda:1".parse()`) is in.
+pub(super) fn on_device_string(state: &State) -> Option<Chooser> {
+    state.chooser.clone()
+}
