@@ -9,7 +9,7 @@
 mod lex;
 pub mod summary;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -413,11 +413,17 @@ fn children_dir(file: &Path) -> PathBuf {
 
 /// Who is resolving: resolution follows imports from wherever they are, but `local` is said
 /// of the crate the path was written in.
+/// A name looked up in a module: where, what, in the type namespace only, from inside.
+type LookupKey = (*const Module, String, bool, bool);
+
 struct From<'a> {
     api: &'a Api,
     krate: CrateId,
-    /// The names being looked up, by module: a name met again is a cycle of globs or imports.
-    visiting: std::cell::RefCell<Vec<(*const Module, String)>>,
+    /// The names looked up so far, by module: a name met again is a cycle of globs or imports,
+    /// or another way to the same module through globs (preludes re-exporting each other), where
+    /// it was not found the first time. Each is looked up once: chains of globs that fan out
+    /// and meet again cost their size, not the number of ways through them.
+    looked_up: std::cell::RefCell<HashSet<LookupKey>>,
 }
 
 impl Model {
@@ -450,7 +456,7 @@ impl Model {
         let from = From {
             api,
             krate,
-            visiting: std::cell::RefCell::new(Vec::new()),
+            looked_up: std::cell::RefCell::new(HashSet::new()),
         };
         match self.resolve_from(&from, krate, module, segments, 0) {
             Some(Def::Outside(path)) => Resolved::Path {
@@ -594,14 +600,11 @@ impl Model {
         }
         let this = self.crates.get(krate)?;
         let module = this.modules.get(path)?;
-        let key = (module as *const Module, name.to_owned());
-        if from.visiting.borrow().contains(&key) {
+        let key = (module as *const Module, name.to_owned(), wants_type, inside);
+        if !from.looked_up.borrow_mut().insert(key) {
             return None;
         }
-        from.visiting.borrow_mut().push(key);
-        let found = self.lookup_in(from, krate, module, path, name, wants_type, inside, steps);
-        from.visiting.borrow_mut().pop();
-        found
+        self.lookup_in(from, krate, module, path, name, wants_type, inside, steps)
     }
 
     #[allow(clippy::too_many_arguments)]

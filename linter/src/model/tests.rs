@@ -182,3 +182,27 @@ fn re_exports_through_modules_globs_aliases_and_crates() {
         Resolved::Unknown
     );
 }
+
+/// Preludes that re-export each other by globs: each module re-exports every one before it,
+/// so there are hundreds of millions of ways through them. Each module is searched once per
+/// name (a search down every way would not end in any test run).
+#[test]
+fn globs_that_fan_out_and_meet_again_are_searched_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut lib = String::from("pub mod m0 { pub use cudarc::driver::CudaContext; }\n");
+    for level in 1..=30 {
+        let globs: String = (0..level)
+            .rev()
+            .map(|before| format!("pub use super::m{before}::*; "))
+            .collect();
+        lib.push_str(&format!("pub mod m{level} {{ {globs}}}\n"));
+    }
+    write(root, &[("a/src/lib.rs", &lib)]);
+    let model = build(&[package(root, "a", "a", &["cudarc"], &[])]);
+    assert_eq!(
+        resolve(&model, 0, &[], "m30::CudaContext"),
+        outside("cudarc::driver::CudaContext")
+    );
+    assert_eq!(resolve(&model, 0, &[], "m30::Missing"), Resolved::Unknown);
+}
