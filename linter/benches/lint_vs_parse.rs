@@ -6,6 +6,9 @@
 //! ```
 //! With no path it lints the bundled demo, which is too small to say much; give it large
 //! folders (for example candle and burn checkouts) for a meaningful ratio.
+//!
+//! Peak memory is compared in two child processes (`--only parse`, `--only lint`), one pass
+//! each over the same files after the same discovery, since a process's peak never goes down.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -29,9 +32,6 @@ fn cpu_time() -> Option<Duration> {
     // Fields after the command name, which is in parentheses and may hold spaces.
     let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split_whitespace().collect();
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    if std::env::var_os("SPLIT").is_some() {
-        eprintln!("user {} sys {}", fields[11], fields[12]);
-    }
     // The kernel reports clock ticks of 1/100 s on Linux.
     Some(Duration::from_millis(ticks * 10))
 }
@@ -46,6 +46,39 @@ fn parse_only(units: &[FileUnit]) -> usize {
             parsed
         })
         .sum()
+}
+
+/// Lints every folder once: the findings, and the time discovery took.
+fn lint_all(inputs: &[(PathBuf, Vec<FileUnit>)]) -> (usize, Duration) {
+    let (mut findings, mut discovery) = (0, Duration::ZERO);
+    for (path, _) in inputs {
+        let discovering = Instant::now();
+        let session = discover(std::slice::from_ref(path), &Options::default()).expect("discover");
+        discovery += discovering.elapsed();
+        let outcome = cargo_placement::lint(session, &|| {});
+        findings += outcome
+            .files
+            .iter()
+            .map(|file| file.diagnostics.len())
+            .sum::<usize>();
+    }
+    (findings, discovery)
+}
+
+/// The peak resident memory of a child process that runs one pass, in MiB.
+fn child_peak(pass: &str, paths: &[PathBuf]) -> Option<f64> {
+    let output = std::process::Command::new(std::env::current_exe().ok()?)
+        .args(["--only", pass])
+        .args(paths)
+        .output()
+        .ok()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("peak resident memory: "))?
+        .trim_end_matches(" MiB")
+        .parse()
+        .ok()
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -66,6 +99,11 @@ fn main() {
             .expect("--rounds N");
         args.drain(at..at + 2);
     }
+    let mut only = None;
+    if let Some(at) = args.iter().position(|arg| arg == "--only") {
+        only = Some(args.get(at + 1).cloned().expect("--only parse|lint"));
+        args.drain(at..at + 2);
+    }
     let paths: Vec<PathBuf> = if args.is_empty() {
         vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/demo")]
     } else {
@@ -84,6 +122,25 @@ fn main() {
         }
         files += units.len();
         inputs.push((path.clone(), units));
+    }
+    if let Some(pass) = only {
+        match pass.as_str() {
+            "parse" => {
+                inputs
+                    .iter()
+                    .map(|(_, units)| parse_only(units))
+                    .sum::<usize>();
+            }
+            "lint" => {
+                lint_all(&inputs);
+            }
+            other => panic!("--only {other}: expected `parse` or `lint`"),
+        }
+        println!(
+            "peak resident memory: {:.0} MiB",
+            peak_rss_mib().unwrap_or(0.0)
+        );
+        return;
     }
     println!(
         "{files} files, {lines} lines, {:.1} MiB of Rust in {} folder(s)",
@@ -107,20 +164,8 @@ fn main() {
 
         let start = Instant::now();
         let cpu = cpu_time();
-        findings = 0;
-        let mut discovery = Duration::ZERO;
-        for (path, _) in &inputs {
-            let discovering = Instant::now();
-            let session =
-                discover(std::slice::from_ref(path), &Options::default()).expect("discover");
-            discovery += discovering.elapsed();
-            let outcome = cargo_placement::lint(session, &|| {});
-            findings += outcome
-                .files
-                .iter()
-                .map(|file| file.diagnostics.len())
-                .sum::<usize>();
-        }
+        let discovery;
+        (findings, discovery) = lint_all(&inputs);
         lint_times.push(start.elapsed());
         lint_cpu += cpu_time()
             .zip(cpu)
@@ -162,7 +207,10 @@ fn main() {
         "files per second (full lint): {:.0}",
         files as f64 / lint.as_secs_f64()
     );
-    if let Some(peak) = peak_rss_mib() {
-        println!("peak resident memory: {peak:.0} MiB");
+    if let (Some(parse), Some(lint)) = (child_peak("parse", &paths), child_peak("lint", &paths)) {
+        println!(
+            "peak resident memory: parse only {parse:.0} MiB, full lint {lint:.0} MiB, ratio {:.2}",
+            lint / parse
+        );
     }
 }
