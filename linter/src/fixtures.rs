@@ -1,8 +1,8 @@
-//! Fixtures beside each rule (`rules/fixtures/<rule>/{fail,pass}.rs`): the failing file's
+//! Fixtures beside each rule (`rules/fixtures/<rule>/{fail,pass}.{rs,py}`): the failing file's
 //! rendered findings of the rule are pinned as a snapshot, and the passing file must have none.
 //!
-//! A fixture is linted as library code unless its first line says `// role: entry-file` or
-//! `// role: binary-root`.
+//! A fixture is linted as library code (for Python, a module of a package) unless its first
+//! line says `// role: entry-file` or `// role: binary-root` (`# role: ...` in Python).
 
 use std::path::PathBuf;
 
@@ -16,11 +16,24 @@ use crate::{Diagnostic, LintedFile};
 fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    let role = match text.lines().next().unwrap_or_default().trim() {
-        "// role: entry-file" => FileRole::EntryFile,
-        "// role: binary-root" => FileRole::BinaryRoot,
+    let first = text.lines().next().unwrap_or_default().trim();
+    let role = match first.split_once("role: ").map(|(_, role)| role) {
+        Some("entry-file") => FileRole::EntryFile,
+        Some("binary-root") => FileRole::BinaryRoot,
         _ => FileRole::Library,
     };
+    if path.extension().is_some_and(|ext| ext == "py") {
+        let api = crate::api::Api::python().expect("built-in tables");
+        let cx = crate::python::PyContext {
+            api,
+            role,
+            in_package: true,
+            module: "fixture".to_owned(),
+            entry_points: &[],
+        };
+        let findings = crate::python::lint(&text, &cx);
+        return (text, at_default_levels(findings));
+    }
     let api = crate::api::Api::new(Default::default()).expect("built-in tables");
     let krate = CrateContext::default();
     let model = crate::model::Model::single_file(&text, "fixture", &krate);
@@ -35,18 +48,22 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         entry_points: &[],
         calls_to: None,
     };
-    let diagnostics = crate::lint_text(&text, &cx)
+    let findings = crate::lint_text(&text, &cx);
+    (text, at_default_levels(findings))
+}
+
+/// Rendered at the rule's default level; `allow` rules as warnings.
+fn at_default_levels(findings: Vec<crate::rules::Finding>) -> Vec<Diagnostic> {
+    findings
         .into_iter()
         .map(|finding| {
-            // Rendered at the rule's default level; `allow` rules as warnings.
             let level = finding.rule.default_level;
             Diagnostic {
                 finding,
                 level: level.max(Level::Warn),
             }
         })
-        .collect();
-    (text, diagnostics)
+        .collect()
 }
 
 fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String {
@@ -61,6 +78,7 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
             crate_name: "fixture".to_owned(),
             crate_id: 0,
             prescanned: false,
+            language: crate::rules::Language::Rust,
         },
         lines: LineIndex::new(&text),
         text,
@@ -73,34 +91,39 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
         .join("\n")
 }
 
-/// Checks both fixtures of `rule`.
+/// Checks the fixtures of `rule`, in Rust and in Python.
 pub(crate) fn check_rule(rule: &'static Rule) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("src/rules/fixtures")
         .join(rule.name);
+    check_fixtures(rule, &dir, "rs", "fail");
+    check_fixtures(rule, &dir, "py", "fail_py");
+}
 
+/// Checks `fail.EXT` against the snapshot `snapshot` and `pass.EXT`.
+fn check_fixtures(rule: &'static Rule, dir: &std::path::Path, ext: &str, snapshot: &str) {
     // Each fixture exercises one rule; other rules' findings in it are not this test's business.
-    let (text, diagnostics) = lint_fixture(&dir.join("fail.rs"));
+    let (text, diagnostics) = lint_fixture(&dir.join(format!("fail.{ext}")));
     let own: Vec<_> = diagnostics
         .into_iter()
         .filter(|d| d.finding.rule == rule)
         .collect();
     assert!(
         !own.is_empty(),
-        "fail.rs of `{rule}` has no `{rule}` finding"
+        "fail.{ext} of `{rule}` has no `{rule}` finding"
     );
-    let rendered = render(&format!("{rule}/fail.rs"), text, own);
-    insta::with_settings!({ snapshot_path => dir.clone(), prepend_module_to_snapshot => false, omit_expression => true }, {
-        insta::assert_snapshot!("fail", rendered);
+    let rendered = render(&format!("{rule}/fail.{ext}"), text, own);
+    insta::with_settings!({ snapshot_path => dir, prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(snapshot, rendered);
     });
 
-    let (_, diagnostics) = lint_fixture(&dir.join("pass.rs"));
+    let (_, diagnostics) = lint_fixture(&dir.join(format!("pass.{ext}")));
     let own: Vec<_> = diagnostics
         .iter()
         .filter(|d| d.finding.rule == rule)
         .collect();
     assert!(
         own.is_empty(),
-        "pass.rs of `{rule}` has `{rule}` findings: {own:#?}"
+        "pass.{ext} of `{rule}` has `{rule}` findings: {own:#?}"
     );
 }

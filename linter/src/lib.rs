@@ -22,6 +22,7 @@ mod fixtures;
 pub mod locate;
 pub mod model;
 pub mod parse;
+pub mod python;
 pub mod report;
 pub mod resolve;
 pub mod rules;
@@ -39,7 +40,7 @@ use crate::discover::{FileUnit, Session};
 use crate::model::CrateId;
 use crate::parse::{LineIndex, Nesting, NoTree, Unparsed};
 use crate::resolve::{CallFact, Event, FileContext, FileRole};
-use crate::rules::{Finding, Level, Requirement};
+use crate::rules::{Finding, Language, Level, Requirement};
 use crate::suppress::Suppressions;
 
 /// Stack of each linting thread. rustc grows its stack for deep code for the same reason:
@@ -71,7 +72,7 @@ impl LintedFile {
             .iter()
             .map(|d| (d.finding.rule.name, d.finding.span.clone()))
             .collect();
-        locate::keys(&self.unit.relative, &self.text, &spans)
+        locate::keys(&self.unit.relative, &self.text, self.unit.language, &spans)
     }
 }
 
@@ -304,7 +305,7 @@ fn lint_source(
                     _ => None,
                 })
                 .collect();
-            (rules::check(&events), calls)
+            (rules::check(&events, Language::Rust), calls)
         }
         Err(NoTree::Syntax(error)) => (vec![rules::parse_error(&error)], Vec::new()),
         Err(NoTree::Unparsed(unparsed)) => (vec![rules::unlinted(unparsed)], Vec::new()),
@@ -560,6 +561,24 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
         }
     };
     let (text, findings) = match parse::decode(bytes) {
+        Ok(text) if unit.language == Language::Python => {
+            let api = match api::Api::python() {
+                Ok(api) => api,
+                Err(err) => return (None, vec![format!("{err}; {} not linted", unit.relative)]),
+            };
+            let cx = python::PyContext {
+                api,
+                role: unit.role,
+                in_package: unit
+                    .path
+                    .parent()
+                    .is_some_and(|dir| dir.join("__init__.py").is_file()),
+                module: unit.module.join("."),
+                entry_points: &config.entry_points,
+            };
+            let findings = python::lint(&text, &cx);
+            (text, findings)
+        }
         Ok(text) => {
             let package = &session.packages[unit.package];
             let cx = FileContext {
@@ -593,7 +612,10 @@ fn finish(
     text: String,
     findings: Vec<Finding>,
 ) -> UnitResult {
-    let suppressions = Suppressions::parse(&text);
+    let suppressions = match unit.language {
+        Language::Rust => Suppressions::parse(&text),
+        Language::Python => Suppressions::parse_python(&text),
+    };
     let warnings = suppressions
         .unknown
         .iter()

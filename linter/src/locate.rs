@@ -8,6 +8,8 @@ use std::ops::Range;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
+use crate::rules::Language;
+
 /// What identifies a finding across edits that do not touch it.
 #[derive(
     Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -93,19 +95,16 @@ impl<'ast> Visit<'ast> for Items {
 }
 
 /// The key of each span of one file, in order.
-pub fn keys(file: &str, text: &str, findings: &[(&str, Range<usize>)]) -> Vec<FindingKey> {
-    let items =
-        crate::parse::with_syntax_tree(text, crate::parse::Nesting::Unchecked, |tree| match tree {
-            Ok(parsed) => {
-                let mut items = Items {
-                    path: Vec::new(),
-                    found: Vec::new(),
-                };
-                items.visit_file(parsed);
-                items.found
-            }
-            Err(_) => Vec::new(),
-        });
+pub fn keys(
+    file: &str,
+    text: &str,
+    language: Language,
+    findings: &[(&str, Range<usize>)],
+) -> Vec<FindingKey> {
+    let items = match language {
+        Language::Python => crate::python::items(text),
+        Language::Rust => rust_items(text),
+    };
     findings
         .iter()
         .map(|(rule, span)| {
@@ -131,6 +130,21 @@ pub fn keys(file: &str, text: &str, findings: &[(&str, Range<usize>)]) -> Vec<Fi
         .collect()
 }
 
+/// A Rust file's items (`gpu::M::pick`) and their spans.
+fn rust_items(text: &str) -> Vec<(Range<usize>, String)> {
+    crate::parse::with_syntax_tree(text, crate::parse::Nesting::Unchecked, |tree| match tree {
+        Ok(parsed) => {
+            let mut items = Items {
+                path: Vec::new(),
+                found: Vec::new(),
+            };
+            items.visit_file(parsed);
+            items.found
+        }
+        Err(_) => Vec::new(),
+    })
+}
+
 /// Numbers findings that share a key (`0`, `1`, …) in file order, so that each has an identity.
 pub fn occurrences(keys: &[FindingKey]) -> Vec<usize> {
     let mut seen: HashMap<&FindingKey, usize> = HashMap::new();
@@ -152,7 +166,12 @@ mod tests {
         let text = "mod gpu {\n    pub struct M;\n    impl M {\n        fn pick(&self) { let d = Device::Cuda( 1 ); }\n    }\n}\n";
         let at = text.find("Device").unwrap();
         let end = text.find(");").unwrap() + 1;
-        let keys = keys("src/lib.rs", text, &[("hardcoded_device", at..end)]);
+        let keys = keys(
+            "src/lib.rs",
+            text,
+            Language::Rust,
+            &[("hardcoded_device", at..end)],
+        );
         assert_eq!(keys[0].item, "gpu::M::pick");
         assert_eq!(keys[0].snippet, "Device::Cuda( 1 )");
         let moved = format!("// a new first line\n\n{text}");
@@ -160,6 +179,7 @@ mod tests {
         let again = super::keys(
             "src/lib.rs",
             &moved,
+            Language::Rust,
             &[("hardcoded_device", at + shift..end + shift)],
         );
         assert_eq!(keys, again);

@@ -1,12 +1,15 @@
 //! Suppression comments: `// placement: allow(rule_a, rule_b)` on the line of a finding or on a
-//! comment line just above it, and `//! placement: allow(rule)` for the whole file.
+//! comment line just above it, and `//! placement: allow(rule)` for the whole file; in Python,
+//! `# placement: allow(rule_a, rule_b)` the same way (no whole-file form).
 //!
-//! Comments are found by rustc's own lexer (`ra_ap_rustc_lexer`), so `//` inside a string
-//! (`"http://x"`) or a directive written inside a string literal is never taken for one.
+//! Comments are found by each language's own lexer (`ra_ap_rustc_lexer`, ruff's), so `//` or
+//! `#` inside a string (`"http://x"`) or a directive written inside a string literal is never
+//! taken for one.
 
 use std::collections::{HashMap, HashSet};
 
 use ra_ap_rustc_lexer::{DocStyle, FrontmatterAllowed, TokenKind, tokenize};
+use ruff_text_size::Ranged;
 
 use crate::parse::LineIndex;
 use crate::rules;
@@ -59,31 +62,62 @@ impl Suppressions {
                 // `///` documents the next item; it holds no directives.
                 Some(DocStyle::Outer) => continue,
             };
-            let Some(names) = directive(body) else {
-                continue;
-            };
-            let line = lines.line_of(start);
-            for name in &names {
-                if rules::find(name).is_none() {
-                    found.unknown.push((line, name.clone()));
-                }
-            }
-            if whole_file {
-                found.file.extend(names);
-                continue;
-            }
-            let before = &text[lines.line_start(line).min(start)..start];
-            let comment_only = before.trim().is_empty();
-            found
-                .lines
-                .entry(line)
-                .or_default()
-                .extend(names.iter().cloned());
-            if comment_only {
-                found.lines.entry(line + 1).or_default().extend(names);
+            found.comment(text, &lines, start, body, whole_file);
+        }
+        found
+    }
+
+    /// The directives of a Python file's `#` comments.
+    pub fn parse_python(text: &str) -> Suppressions {
+        let mut found = Suppressions::default();
+        // The tokens come with a syntax tree, whose drop recurses as deep as the file nests.
+        if !text.contains(MARKER) || crate::python::check_nesting(text).is_err() {
+            return found;
+        }
+        let lines = LineIndex::new(text);
+        let parsed =
+            ruff_python_parser::parse_unchecked_source(text, ruff_python_ast::PySourceType::Python);
+        for token in parsed.tokens().iter() {
+            if token.kind() == ruff_python_ast::token::TokenKind::Comment {
+                let start = usize::from(token.start());
+                let comment = &text[start..usize::from(token.end())];
+                found.comment(text, &lines, start, &comment[1..], false);
             }
         }
         found
+    }
+
+    /// Takes the directive of the comment at `start` whose text after `//` or `#` is `body`.
+    fn comment(
+        &mut self,
+        text: &str,
+        lines: &LineIndex,
+        start: usize,
+        body: &str,
+        whole_file: bool,
+    ) {
+        let Some(names) = directive(body) else {
+            return;
+        };
+        let line = lines.line_of(start);
+        for name in &names {
+            if rules::find(name).is_none() {
+                self.unknown.push((line, name.clone()));
+            }
+        }
+        if whole_file {
+            self.file.extend(names);
+            return;
+        }
+        let before = &text[lines.line_start(line).min(start)..start];
+        let comment_only = before.trim().is_empty();
+        self.lines
+            .entry(line)
+            .or_default()
+            .extend(names.iter().cloned());
+        if comment_only {
+            self.lines.entry(line + 1).or_default().extend(names);
+        }
     }
 
     /// Whether `rule` is allowed at byte `offset`.

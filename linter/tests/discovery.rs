@@ -455,3 +455,43 @@ fn a_device_chooser_is_flagged_where_other_crates_call_it() {
     );
     assert!(stdout(&output).contains("`shared::best_device` chooses the device for its caller"));
 }
+
+#[test]
+fn python_projects_are_linted_as_python_tools_find_their_files() {
+    const STRAY: &str = "import torch\n\ndef f():\n    torch.cuda.set_device(1)\n";
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("src/pkg/__init__.py", ""),
+            ("src/pkg/launch.py", STRAY),
+            ("src/pkg/init.py", STRAY),
+            // Ignored by git, a virtual environment, a cache, a hidden folder.
+            (".gitignore", "generated/\n"),
+            ("generated/gen.py", STRAY),
+            ("env/pyvenv.cfg", "home = /usr/bin\n"),
+            ("env/lib/python3.12/site-packages/torch/cuda.py", STRAY),
+            ("src/pkg/__pycache__/launch.py", STRAY),
+            (".tox/py/t.py", STRAY),
+            // Programs and tests choose their devices.
+            ("scripts/train.py", STRAY),
+            ("tests/test_launch.py", STRAY),
+            (
+                "run.py",
+                &format!("{STRAY}\nif __name__ == '__main__':\n    f()\n"),
+            ),
+            ("placement.toml", "entry_points = [\"pkg.init.f\"]\n"),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(
+        places(&output),
+        ["src/pkg/launch.py:4:5"],
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).contains("warning[stray_set_device]"));
+    // Named on the command line, an ignored file is linted.
+    let output = short(&dir.path().join("generated/gen.py"), &[]);
+    assert_eq!(places(&output), ["gen.py:4:5"], "{}", stderr(&output));
+}

@@ -1,4 +1,4 @@
-//! Fuzz-style mutations of every rule fixture, deterministic and quick enough for CI (the
+//! Fuzz-style mutations of every rule fixture, Rust and Python, deterministic and quick enough for CI (the
 //! coverage-guided fuzzer is `fuzz/`, run by hand). Truncations, random tokens inserted and
 //! deleted, deep nesting, byte order marks, shebangs, CRLF and non-ASCII text must never make
 //! the linter panic, and every span it reports must lie inside its file, on character
@@ -14,9 +14,10 @@ use cargo_placement::api::Api;
 use cargo_placement::discover::FileUnit;
 use cargo_placement::model::Model;
 use cargo_placement::parse::LineIndex;
+use cargo_placement::python::{self, PyContext};
 use cargo_placement::report::human::{self, Style};
 use cargo_placement::resolve::{CrateContext, FileContext, FileRole};
-use cargo_placement::rules::Level;
+use cargo_placement::rules::{Language, Level};
 use cargo_placement::suppress::Suppressions;
 use cargo_placement::{Diagnostic, LintedFile, lint_text, locate};
 
@@ -98,12 +99,16 @@ fn fixtures() -> Vec<(PathBuf, String)> {
     let mut found = Vec::new();
     for entry in walkdir::WalkDir::new(&root).sort_by_file_name() {
         let entry = entry.expect("walk");
-        if entry.path().extension().is_some_and(|ext| ext == "rs") {
+        if entry
+            .path()
+            .extension()
+            .is_some_and(|ext| ext == "rs" || ext == "py")
+        {
             let text = std::fs::read_to_string(entry.path()).expect("read");
             found.push((entry.into_path(), text));
         }
     }
-    assert!(found.len() >= 16, "two fixtures per rule");
+    assert!(found.len() >= 32, "two fixtures per rule and language");
     found
 }
 
@@ -165,10 +170,21 @@ fn mutate(text: &str, rng: &mut ChaCha8Rng) -> String {
     text
 }
 
-/// Lints `text` and checks what comes back; the message names the mutant on failure.
-fn check(text: &str, api: &Api, what: &str) {
+/// Lints `text` in `language` and checks what comes back; the message names the mutant on
+/// failure.
+fn check(text: &str, api: &Api, language: Language, what: &str) {
     let krate = CrateContext::default();
     let linted = catch_unwind(AssertUnwindSafe(|| {
+        if language == Language::Python {
+            let cx = PyContext {
+                api: Api::python().expect("tables"),
+                role: FileRole::Library,
+                in_package: true,
+                module: "fuzzed".to_owned(),
+                entry_points: &[],
+            };
+            return python::lint(text, &cx);
+        }
         // The summary of the workspace model reads the text too.
         let model = Model::single_file(text, "fuzzed", &krate);
         let cx = FileContext {
@@ -199,7 +215,10 @@ fn check(text: &str, api: &Api, what: &str) {
     // Everything downstream of a finding must take any text too.
     let rendered = catch_unwind(AssertUnwindSafe(|| {
         let lines = LineIndex::new(text);
-        let suppressions = Suppressions::parse(text);
+        let suppressions = match language {
+            Language::Rust => Suppressions::parse(text),
+            Language::Python => Suppressions::parse_python(text),
+        };
         let file = LintedFile {
             unit: FileUnit {
                 path: PathBuf::from("fuzzed.rs"),
@@ -211,6 +230,7 @@ fn check(text: &str, api: &Api, what: &str) {
                 crate_name: "fuzzed".to_owned(),
                 crate_id: 0,
                 prescanned: false,
+                language,
             },
             text: text.to_owned(),
             lines: lines.clone(),
@@ -235,6 +255,7 @@ fn check(text: &str, api: &Api, what: &str) {
         locate::keys(
             "fuzzed.rs",
             text,
+            language,
             &findings
                 .iter()
                 .map(|f| (f.rule.name, f.span.clone()))
@@ -250,10 +271,19 @@ fn mutated_fixtures_never_panic_and_spans_stay_inside() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x91ace);
     for (path, text) in fixtures() {
         let name = path.display().to_string();
-        check(&text, &api, &name);
+        let language = match path.extension().is_some_and(|ext| ext == "py") {
+            true => Language::Python,
+            false => Language::Rust,
+        };
+        check(&text, &api, language, &name);
         for index in 0..MUTANTS {
             let mutant = mutate(&text, &mut rng);
-            check(&mutant, &api, &format!("mutant {index} of {name}"));
+            check(
+                &mutant,
+                &api,
+                language,
+                &format!("mutant {index} of {name}"),
+            );
         }
     }
 }

@@ -402,6 +402,9 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("std", include_str!("std.toml")),
 ];
 
+/// The tables of Python libraries: the same format, Python's dotted names.
+const BUILT_IN_PYTHON: &[(&str, &str)] = &[("torch", include_str!("torch.toml"))];
+
 /// Every table, indexed for lookups by canonical path and by (receiver type, method name).
 #[derive(Clone, Debug, Default)]
 pub struct Api {
@@ -521,6 +524,28 @@ impl Api {
         api.reexports
             .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
         Ok(api)
+    }
+
+    /// The tables for Python files, with dotted names stored as `::` paths (`torch::cuda::set_device`),
+    /// as the Python checker resolves them.
+    pub fn python() -> Result<&'static Api, String> {
+        static PYTHON_API: std::sync::LazyLock<Result<Api, String>> =
+            std::sync::LazyLock::new(|| {
+                let mut api = Api::default();
+                for (name, text) in BUILT_IN_PYTHON {
+                    let mut table: Table = toml::from_str(text)
+                        .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
+                    for entry in table.item.iter_mut().chain(&mut table.method) {
+                        entry.path = entry.path.as_ref().map(|path| path.replace('.', "::"));
+                        for ty in &mut entry.on {
+                            *ty = ty.replace('.', "::");
+                        }
+                    }
+                    api.add(table, name, true)?;
+                }
+                Ok(api)
+            });
+        PYTHON_API.as_ref().map_err(Clone::clone)
     }
 
     /// Adds a table's entries, each checked against what its role needs; a bad entry is an

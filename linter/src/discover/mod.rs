@@ -31,6 +31,7 @@ use crate::config::{self, CliLevels, Config, ConfigFile};
 use crate::model::summary::ModuleSummary;
 use crate::model::{Builder as ModelBuilder, CrateId, Model};
 use crate::resolve::{CrateContext, FileRole};
+use crate::rules::Language;
 
 use walk::Skip;
 
@@ -171,6 +172,7 @@ pub struct FileUnit {
     pub crate_id: CrateId,
     /// Whether discovery found the file lintable ([`crate::parse::prescan`]).
     pub prescanned: bool,
+    pub language: Language,
 }
 
 /// Everything one run lints: the workspaces around and below the given paths, their packages
@@ -394,6 +396,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
     // still linted when asked for by name, as ruff does.
     let mut seen = HashSet::new();
     let mut files = Vec::new();
+    let mut python = Vec::new();
     let mut manifests = Vec::new();
     for (path, &index) in requested.iter().zip(&around) {
         let workspace = &discovery.pending[index];
@@ -403,6 +406,9 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
         discovery.notes.extend(walked.notes);
         files.extend(walked.files.into_iter().map(|file| (file, index)));
         manifests.extend(walked.manifests);
+        let walked = walk::python(path, &excluded, &mut seen);
+        discovery.notes.extend(walked.notes);
+        python.extend(walked.files.into_iter().map(|file| (file, index)));
     }
 
     // Manifests below the paths that no known workspace covers: excluded members, nested
@@ -466,6 +472,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
     }
     session.notes = discovery.notes;
     session.assign(files, lintable, &summaries);
+    session.assign_python(python);
     Ok(session)
 }
 
@@ -778,8 +785,106 @@ impl Session {
             crate_name: krate.name.clone(),
             crate_id,
             prescanned: false,
+            language: Language::Rust,
         }
     }
+
+    /// Gives each Python file its package (for its configuration: the innermost Rust package
+    /// that holds it, or the files of its workspace that belong to none), drops what the
+    /// configuration excludes, and gives each a role and module name from where it is.
+    fn assign_python(&mut self, files: Vec<(PathBuf, usize)>) {
+        let roots: HashMap<PathBuf, usize> = self
+            .packages
+            .iter()
+            .enumerate()
+            .map(|(index, package)| (package.root.clone(), index))
+            .collect();
+        for (path, around) in files {
+            let package = match path
+                .ancestors()
+                .skip(1)
+                .find_map(|dir| roots.get(dir).copied())
+            {
+                Some(index) => index,
+                None => {
+                    let workspace = self.workspace_holding(&path).unwrap_or(around);
+                    self.loose_package(workspace)
+                }
+            };
+            if self.excluded(package, &path) {
+                continue;
+            }
+            let root = &self.workspaces[self.packages[package].workspace].root;
+            let inside = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+            let module = python_module(&path);
+            self.files.push(FileUnit {
+                relative: self.relative(&path),
+                role: python_role(&inside),
+                crate_name: module.join("."),
+                module,
+                package,
+                target: None,
+                crate_id: 0,
+                prescanned: false,
+                language: Language::Python,
+                path,
+            });
+        }
+        self.files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    }
+}
+
+/// The role of a Python file, by the conventions of pytest and of projects' layouts, from its
+/// path inside its workspace: test files and `conftest.py` are entry files; `__main__.py` and
+/// the files of `scripts/`, `examples/`, `tools/`, `bin/` and `benchmarks/` are programs.
+/// Other files with a main guard are programs too when they are not in a package (decided
+/// when the file is read).
+fn python_role(inside: &Path) -> FileRole {
+    let dirs: Vec<&str> = inside
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .filter_map(|c| c.as_os_str().to_str())
+        .collect();
+    let name = inside
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    let in_dir = |names: &[&str]| dirs.iter().any(|dir| names.contains(dir));
+    if stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem == "conftest"
+        || in_dir(&["tests", "test"])
+    {
+        FileRole::EntryFile
+    } else if stem == "__main__" || in_dir(&["scripts", "examples", "tools", "bin", "benchmarks"]) {
+        FileRole::BinaryRoot
+    } else {
+        FileRole::Library
+    }
+}
+
+/// A Python file's module name, as Python imports it: the file's stem after the chain of
+/// package folders (with an `__init__.py`) that hold it (`src/pkg/train.py` → `pkg.train`,
+/// `pkg/__init__.py` → `pkg`), for configured entry points.
+fn python_module(path: &Path) -> Vec<String> {
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_owned);
+    let mut module: Vec<String> = Vec::new();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    if stem != "__init__" {
+        module.push(stem.to_owned());
+    }
+    let mut dir = path.parent();
+    while let Some(package) = dir.filter(|d| d.join("__init__.py").is_file()) {
+        module.extend(name(package));
+        dir = package.parent();
+    }
+    module.reverse();
+    module
 }
 
 /// The packages of a workspace as its manifests describe them, when cargo could not say.

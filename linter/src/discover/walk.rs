@@ -69,13 +69,12 @@ pub(crate) enum FileId {
     Path(PathBuf),
 }
 
-fn file_id(entry: &DirEntry) -> FileId {
+fn file_id(path: &Path) -> FileId {
     #[cfg(unix)]
-    if let Ok(meta) = entry.metadata() {
+    if let Ok(meta) = std::fs::metadata(path) {
         use std::os::unix::fs::MetadataExt;
         return FileId::Inode(meta.dev(), meta.ino());
     }
-    let path = entry.path();
     FileId::Path(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
 }
 
@@ -121,8 +120,65 @@ pub(crate) fn walk(
             continue;
         };
         // Two links to one file, or a file given twice: the first name found wins.
-        if seen.insert(file_id(&entry)) {
+        if seen.insert(file_id(entry.path())) {
             kind.push(entry.into_path());
+        }
+    }
+    walked
+}
+
+/// Folders that hold no project's Python: virtual environments (a `pyvenv.cfg` at their top,
+/// with a copy of every installed library), installed packages, caches and build outputs.
+fn is_python_output(entry: &ignore::DirEntry) -> bool {
+    let name = entry.file_name();
+    entry.file_type().is_some_and(|kind| kind.is_dir())
+        && ([
+            "site-packages",
+            "__pycache__",
+            "node_modules",
+            "build",
+            "dist",
+            "target",
+        ]
+        .iter()
+        .any(|skipped| name == *skipped)
+            || entry.path().join("pyvenv.cfg").is_file())
+}
+
+/// The `.py` files under `root` (a folder or a file), as Python tools find them: what
+/// `.gitignore` and `.ignore` files exclude (in a git repository or not), hidden folders,
+/// virtual environments, installed packages and build outputs are skipped, and so is what
+/// `excluded` names. A file given by name is taken whatever the ignore files say.
+pub(crate) fn python(
+    root: &Path,
+    excluded: &dyn Fn(&Path) -> bool,
+    seen: &mut HashSet<FileId>,
+) -> Walked {
+    let mut walked = Walked::default();
+    let entries = ignore::WalkBuilder::new(root)
+        .follow_links(true)
+        .require_git(false)
+        .git_global(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| entry.depth() == 0 || !is_python_output(entry))
+        .build();
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                walked.notes.push(format!("{err}; skipped"));
+                continue;
+            }
+        };
+        let path = entry.path();
+        let is_python = entry.file_type().is_some_and(|kind| kind.is_file())
+            && path.extension().is_some_and(|ext| ext == "py");
+        let excluded = path
+            .ancestors()
+            .take_while(|dir| dir.starts_with(root) && *dir != root)
+            .any(excluded);
+        if is_python && !excluded && seen.insert(file_id(path)) {
+            walked.files.push(entry.into_path());
         }
     }
     walked

@@ -50,9 +50,9 @@ impl<'t> Tokens<'t> {
 
     /// The token's text; empty past the end (`use a as` ends some broken files).
     fn text(&self, index: usize) -> &'t str {
-        self.tokens
-            .get(index)
-            .map_or("", |token| &self.text[token.start as usize..token.end as usize])
+        self.tokens.get(index).map_or("", |token| {
+            &self.text[token.start as usize..token.end as usize]
+        })
     }
 
     fn kind(&self, index: usize) -> Option<TokenKind> {
@@ -655,7 +655,11 @@ mod tests {
     /// it) read past its last token.
     #[test]
     fn a_use_cut_off_after_as_is_read_to_its_end() {
-        for text in ["use tch::e as", "use tch::e as /* never closed", "use a::{b as"] {
+        for text in [
+            "use tch::e as",
+            "use tch::e as /* never closed",
+            "use a::{b as",
+        ] {
             let found = summary(text);
             assert!(found.uses.len() <= 1, "{text}: {:?}", found.uses);
         }

@@ -141,9 +141,13 @@ pub enum Event<'a> {
         /// In a bin or example target, whose code has no callers outside the program.
         in_program: bool,
     },
-    /// `"cuda:N".parse()`: a device named by a string literal.
+    /// A GPU named by a literal ordinal outside a known constructor: `"cuda:N".parse()` in
+    /// Rust; in Python a device string or an integer where a device goes (`device="cuda:1"`,
+    /// `.to(1)`, `.cuda(1)`).
     DeviceString {
         ordinal: u128,
+        /// How it is written, for messages.
+        shown: String,
         span: Range<usize>,
         in_entry_point: bool,
         /// As [`ApiUse::chooser`].
@@ -164,6 +168,14 @@ pub enum Event<'a> {
         receiver: String,
         /// The loop's keyword.
         keyword: Range<usize>,
+    },
+    /// In Python, a device left to whatever is current when it is used: `.cuda()`, `"cuda"`
+    /// or `torch.device("cuda")` without an index.
+    CurrentDevice {
+        shown: String,
+        span: Range<usize>,
+        in_entry_point: bool,
+        in_program: bool,
     },
     /// A `cuda_if_available` whose result nothing looks at.
     SilentFallback { shown: String, span: Range<usize> },

@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Finding, Language, declare_rule};
 use crate::resolve::{Event, Fact, How};
 
 declare_rule! {
@@ -29,6 +29,24 @@ declare_rule! {
     /// let y = x.matmul(&weight)?;
     /// ```
     ///
+    /// ## In Python
+    /// Tensors made on known devices (factory functions with or without `device=`,
+    /// `.to(...)`, `.cuda(N)`, `.cpu()`) meeting in `+`, `@` and the other arithmetic operators,
+    /// `torch.cat`, `torch.stack`, `torch.matmul` and the like:
+    /// ```python
+    /// x = torch.randn(64, 256)
+    /// w = torch.randn(256, 512, device="cuda:0")
+    /// y = x @ w
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// x = torch.randn(64, 256, device="cuda:0")
+    /// w = torch.randn(256, 512, device="cuda:0")
+    /// y = x @ w
+    /// ```
+    /// A file that calls `torch.set_default_device` is read as it is written: a factory without
+    /// `device=` is taken to be on the CPU.
+    ///
     /// ## Known limits
     /// Only definite facts count: parameters, values from unknown functions, and bindings whose
     /// branches disagree or that a loop reassigns have an unknown device and never make a
@@ -44,7 +62,7 @@ fn origin(fact: &Fact) -> String {
     }
 }
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
     let Event::Mismatch { op, span, lhs, rhs } = event else {
         return None;
     };
@@ -61,7 +79,8 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         ),
         "fails at run time: the operands are on different devices",
         format!(
-            "move one operand first so both are on one device, for example `.to_device(..)` to {}",
+            "move one operand first so both are on one device, for example {} to {}",
+            language.pick("`.to_device(..)`", "`.to(..)`"),
             lhs.device
         ),
     );

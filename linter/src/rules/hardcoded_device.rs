@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Finding, Language, declare_rule};
 use crate::api::Role;
 use crate::resolve::Event;
 
@@ -28,13 +28,28 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## In Python
+    /// `"cuda:1"`, `torch.device("cuda", 1)`, `.cuda(1)`, `.to(1)` and `device=0`, where
+    /// a device goes, outside entry points:
+    /// ```python
+    /// DEVICE = "cuda:1"
+    ///
+    /// def build():
+    ///     return torch.zeros(8, device=DEVICE)
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// def build(device):
+    ///     return torch.zeros(8, device=device)
+    /// ```
+    ///
     /// ## Known limits
     /// Only literals are flagged: an ordinal from a constant or a computation is taken to be a
     /// choice someone made. Entry points may name ordinals, as they own the choice.
     pub(crate) static HARDCODED_DEVICE = ("hardcoded_device", Warn, Some(check));
 }
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
     let (ordinal, span, shown, chooser) = match event {
         Event::Api {
             use_,
@@ -46,15 +61,11 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         }
         Event::DeviceString {
             ordinal,
+            shown,
             span,
             in_entry_point: false,
             chooser,
-        } => (
-            *ordinal,
-            span.clone(),
-            format!("\"cuda:{ordinal}\""),
-            chooser,
-        ),
+        } => (*ordinal, span.clone(), shown.clone(), chooser),
         _ => return None,
     };
     let finding = Finding::new(
@@ -62,8 +73,12 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         span,
         format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
         format!("GPU {ordinal} on every machine and in every job"),
-        "take the device from the caller; choose it in `main`, from configuration or with a \
-         selection such as most free memory",
+        language.pick(
+            "take the device from the caller; choose it in `main`, from configuration or with a \
+             selection such as most free memory",
+            "take the device from the caller (a `device` argument); choose it where the program \
+             starts, from configuration or from `LOCAL_RANK`",
+        ),
     );
     Some(Finding {
         chooser: chooser.clone(),

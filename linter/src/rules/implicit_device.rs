@@ -1,4 +1,4 @@
-use super::{Finding, Requirement, declare_rule};
+use super::{Finding, Language, Requirement, declare_rule};
 use crate::api::Role;
 use crate::resolve::Event;
 
@@ -37,6 +37,26 @@ declare_rule! {
     /// `cuda_if_available`) is such a chooser too: its calls are flagged, and so are the calls
     /// of functions that return what it chose, up to four calls deep.
     ///
+    /// ## In Python
+    /// `.cuda()` without an index, `"cuda"` or `torch.device("cuda")` where a device
+    /// goes (`.to(...)`, `device=`, `map_location=`, a `device` parameter's default),
+    /// `torch.cuda.current_device()` and `torch.set_default_device(...)`, outside entry points:
+    /// ```python
+    /// class Encoder(nn.Module):
+    ///     def __init__(self):
+    ///         super().__init__()
+    ///         self.proj = nn.Linear(64, 64).cuda()
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// class Encoder(nn.Module):
+    ///     def __init__(self, device):
+    ///         super().__init__()
+    ///         self.proj = nn.Linear(64, 64, device=device)
+    /// ```
+    /// `"cuda"` as a device *type* (`torch.autocast("cuda")`, `device.type == "cuda"`) is not a
+    /// device and is not flagged.
+    ///
     /// ## Known limits
     /// Only calls the resolver can tie to a known API, or to such a function, are seen: a
     /// method that chooses a device (its device may come from its receiver) is not followed,
@@ -47,14 +67,29 @@ declare_rule! {
     pub(crate) static IMPLICIT_DEVICE = ("implicit_device", Warn, Some(check));
 }
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
-    let Event::Api {
-        use_,
-        in_entry_point: false,
-        in_program: false,
-    } = event
-    else {
-        return None;
+pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
+    let use_ = match event {
+        Event::Api {
+            use_,
+            in_entry_point: false,
+            in_program: false,
+        } => use_,
+        Event::CurrentDevice {
+            shown,
+            span,
+            in_entry_point: false,
+            in_program: false,
+        } => {
+            return Some(Finding::new(
+                &IMPLICIT_DEVICE,
+                span.clone(),
+                format!("`{shown}` uses whatever device is current"),
+                "the current CUDA device: GPU 0 unless other code changed it",
+                "take the device from the caller (a `device` argument), and choose it once where \
+                 the program starts",
+            ));
+        }
+        _ => return None,
     };
     let (message, default_label, help) = match use_.entry.role {
         Role::ImplicitDevice { .. } => (
@@ -64,8 +99,12 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
                 format!("`{}` chooses the device implicitly", use_.shown)
             },
             "a device the caller did not choose",
-            "take the device from the caller, and choose it once where the program starts \
-             (`main`, a test, or a thread's closure)",
+            language.pick(
+                "take the device from the caller, and choose it once where the program starts \
+                 (`main`, a test, or a thread's closure)",
+                "take the device from the caller (a `device` argument), and choose it once where \
+                 the program starts",
+            ),
         ),
         // The function made a context current itself: the device is its own choice.
         Role::CurrentDeviceUser if use_.after_bind => return None,

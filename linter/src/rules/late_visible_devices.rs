@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Finding, Language, declare_rule};
 use crate::resolve::Event;
 
 declare_rule! {
@@ -32,6 +32,23 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## In Python
+    /// `os.environ["CUDA_VISIBLE_DEVICES"] = ...`, `os.environ.setdefault(...)`,
+    /// `os.environ.update(...)` and `os.putenv(...)` of these variables, in library code, and in a
+    /// script after CUDA may have started (a `torch.cuda` call, `.cuda()`, a tensor on a GPU):
+    /// ```python
+    /// def main():
+    ///     model = Model().cuda()
+    ///     os.environ["CUDA_VISIBLE_DEVICES"] = "1"
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// def main():
+    ///     os.environ["CUDA_VISIBLE_DEVICES"] = "1"
+    ///     model = Model().cuda()
+    /// ```
+    /// Writing them into a copy handed to a child process (`env = os.environ.copy()`) is not flagged.
+    ///
     /// ## Known limits
     /// "First device use" means a known device API called earlier in the same function; a
     /// call to a helper that uses a device is not seen. The variable must be named by a
@@ -41,7 +58,7 @@ declare_rule! {
 
 const VARIABLES: &[&str] = &["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"];
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
     let Event::SetEnvVar {
         variable,
         span,
@@ -62,8 +79,12 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
         return Some(finding(
             format!("`{variable}` set from library code"),
             "the CUDA driver may already have read it",
-            "set it in the environment before the process starts, or on a child process's \
-             `Command::env`",
+            language.pick(
+                "set it in the environment before the process starts, or on a child process's \
+                 `Command::env`",
+                "set it in the environment before the process starts, or in the `env` given to \
+                 a child process",
+            ),
             Vec::new(),
         ));
     }
@@ -71,8 +92,12 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     Some(finding(
         format!("`{variable}` set after the first device use"),
         "too late: the CUDA driver reads it once, when it starts",
-        "set it before any device is used, at the top of `main`, or in the environment before \
-         the process starts",
+        language.pick(
+            "set it before any device is used, at the top of `main`, or in the environment \
+             before the process starts",
+            "set it before anything touches CUDA, at the top of the script, or in the \
+             environment before the process starts",
+        ),
         vec![(first_use, "a device is first used here".to_owned())],
     ))
 }

@@ -146,11 +146,29 @@ pub struct Rule {
     pub name: &'static str,
     pub default_level: Level,
     /// The rule's doc comment: What it does / Why is this bad? / Example / Use instead /
-    /// Known limits.
+    /// In Python / Known limits.
     pub doc: &'static str,
     /// Words an event of the analyses as a finding, or not. `None` for findings made before
     /// any analysis runs (`parse_error`).
-    check: Option<fn(&Event<'_>) -> Option<Finding>>,
+    check: Option<fn(&Event<'_>, Language) -> Option<Finding>>,
+}
+
+/// The language of the file a finding is in, for the wording of its help: the hazards are the
+/// same, the fixes are written in each language's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Rust,
+    Python,
+}
+
+impl Language {
+    /// `rust` or `python` for Rust and Python.
+    pub fn pick(self, rust: &'static str, python: &'static str) -> &'static str {
+        match self {
+            Language::Rust => rust,
+            Language::Python => python,
+        }
+    }
 }
 
 impl fmt::Display for Rule {
@@ -243,12 +261,16 @@ pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|rule| rule.name == name)
 }
 
-/// Every finding the rules make of a file's events.
-pub fn check(events: &[Event<'_>]) -> Vec<Finding> {
+/// Every finding the rules make of the events of a file in `language`.
+pub fn check(events: &[Event<'_>], language: Language) -> Vec<Finding> {
     let checks: Vec<_> = RULES.iter().filter_map(|rule| rule.check).collect();
     events
         .iter()
-        .flat_map(|event| checks.iter().filter_map(move |check| check(event)))
+        .flat_map(|event| {
+            checks
+                .iter()
+                .filter_map(move |check| check(event, language))
+        })
         .collect()
 }
 
@@ -279,6 +301,7 @@ mod tests {
                 "## Why is this bad?",
                 "## Example",
                 "## Use instead",
+                "## In Python",
                 "## Known limits",
             ] {
                 assert!(

@@ -3,10 +3,10 @@ use crate::parse::Unparsed;
 
 declare_rule! {
     /// ## What it does
-    /// Reports a file that could not be parsed or linted as Rust: a syntax error (at the place
-    /// the parser stopped), a file that is not valid UTF-8 (at its first bad byte), nesting
-    /// deeper than the linter's stack allows, or a file larger than `max_file_size`. The other
-    /// files are still linted.
+    /// Reports a file that could not be parsed or linted as Rust or Python: a syntax error (at
+    /// the place the parser stopped), a file that is not valid UTF-8 (at its first bad byte),
+    /// nesting deeper than the linter's stack allows, or a file larger than `max_file_size`.
+    /// The other files are still linted.
     ///
     /// ## Why is this bad?
     /// Nothing in the file can be checked, so its placement problems go unreported.
@@ -20,6 +20,15 @@ declare_rule! {
     /// ```rust,ignore
     /// pub fn f(device: Device) -> Device { device }
     /// ```
+    ///
+    /// ## In Python
+    /// A `.py` file that ruff's parser cannot read is reported at the first error, and
+    /// the other files are linted:
+    /// ```python
+    /// def broken(:
+    ///     pass
+    /// ```
+    /// Use instead: fix the syntax; until then nothing in the file is checked.
     ///
     /// ## Known limits
     /// The linter parses with `syn`, which may lag behind the newest syntax that rustc accepts;

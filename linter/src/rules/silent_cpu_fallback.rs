@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Finding, Language, declare_rule};
 use crate::resolve::Event;
 
 declare_rule! {
@@ -25,20 +25,41 @@ declare_rule! {
     /// train(&device);
     /// ```
     ///
+    /// ## In Python
+    /// `"cuda" if torch.cuda.is_available() else "cpu"` (also inside
+    /// `torch.device(...)`) whose result the function never compares, asserts, logs, prints or reads
+    /// `.type` of:
+    /// ```python
+    /// device = "cuda" if torch.cuda.is_available() else "cpu"
+    /// model.to(device)
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// device = "cuda" if torch.cuda.is_available() else "cpu"
+    /// logging.info("training on %s", device)
+    /// model.to(device)
+    /// ```
+    ///
     /// ## Known limits
     /// A result passed to another function is taken as unchecked; mentioning the variable in
     /// any macro (a log line, an assertion) counts as looking at it.
     pub(crate) static SILENT_CPU_FALLBACK = ("silent_cpu_fallback", Allow, Some(check));
 }
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
     let Event::SilentFallback { shown, span } = event else {
         return None;
+    };
+    let message = match language {
+        Language::Rust => format!("`{shown}` may quietly return the CPU, and nothing checks"),
+        Language::Python => {
+            format!("the device chosen by `{shown}` may quietly be the CPU, and nothing checks")
+        }
     };
     Some(Finding::new(
         &SILENT_CPU_FALLBACK,
         span.clone(),
-        format!("`{shown}` may quietly return the CPU, and nothing checks"),
+        message,
         "without a GPU this runs on the CPU, unnoticed",
         "log or assert which device was chosen, or fail when a GPU was expected",
     ))

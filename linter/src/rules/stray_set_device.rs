@@ -1,4 +1,4 @@
-use super::{Applicability, Finding, Suggestion, declare_rule};
+use super::{Applicability, Finding, Language, Suggestion, declare_rule};
 use crate::api::Role;
 use crate::resolve::Event;
 
@@ -32,6 +32,26 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## In Python
+    /// PyTorch's `torch.cuda.set_device(...)` (also used as a value) and
+    /// `torch.accelerator.set_device_index(...)`, outside entry points (the main guard and the
+    /// functions it calls, functions handed to `torch.multiprocessing.spawn` or `Process(target=...)`,
+    /// scripts and tests):
+    /// ```python
+    /// def warm_up(rank):
+    ///     torch.cuda.set_device(rank)
+    ///     return torch.zeros(1024, device="cuda")
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// def warm_up(device):
+    ///     return torch.zeros(1024, device=device)
+    ///
+    /// def worker(rank):  # handed to mp.spawn: where each process starts
+    ///     torch.cuda.set_device(rank)
+    /// ```
+    /// `with torch.cuda.device(i):` is the scoped form and is not flagged.
+    ///
     /// ## Known limits
     /// Methods are recognised through what the receiver is known to be (a binding from a known
     /// constructor, a typed parameter or field): `set_device` methods of other types, such as
@@ -41,7 +61,7 @@ declare_rule! {
     pub(crate) static STRAY_SET_DEVICE = ("stray_set_device", Warn, Some(check));
 }
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
     let Event::Api {
         use_,
         in_entry_point: false,
@@ -53,7 +73,11 @@ pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
     if use_.entry.role != Role::SetCurrentDevice {
         return None;
     }
-    let help = if use_.path.starts_with("placement::") {
+    let help = if language == Language::Python {
+        "pass the device explicitly (`tensor.to(device)`); for a scoped change use `with \
+         torch.cuda.device(i):`, which restores the previous device; if this is where each \
+         process starts, name the function in `entry_points`"
+    } else if use_.path.starts_with("placement::") {
         "pass the device explicitly; for a scoped change, hold a `DeviceGuard`, which restores \
          the previous device when it drops"
     } else {

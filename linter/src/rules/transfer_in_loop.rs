@@ -1,4 +1,4 @@
-use super::{Finding, declare_rule};
+use super::{Finding, Language, declare_rule};
 use crate::resolve::Event;
 
 declare_rule! {
@@ -27,6 +27,21 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## In Python
+    /// `.to(device)` (with an argument that is a device) and `.cuda(...)` of a tensor
+    /// or module that the `for` or `while` loop does not reassign:
+    /// ```python
+    /// for batch in loader:
+    ///     loss = model(batch.to(device)) * mask.to(device)
+    /// ```
+    /// Use instead:
+    /// ```python
+    /// mask = mask.to(device)
+    /// for batch in loader:
+    ///     loss = model(batch.to(device)) * mask
+    /// ```
+    /// A module moved out and back in the same loop (`m.cpu()` then `m.to(device)`) is not flagged.
+    ///
     /// ## Known limits
     /// Per-iteration transfers of the loop's own data (the pattern variable, values computed
     /// in the body, indexing by something that changes) are not findings. Iterator closures
@@ -34,7 +49,7 @@ declare_rule! {
     pub(crate) static TRANSFER_IN_LOOP = ("transfer_in_loop", Warn, Some(check));
 }
 
-pub(super) fn check(event: &Event<'_>) -> Option<Finding> {
+pub(super) fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
     let Event::LoopTransfer {
         shown,
         span,

@@ -138,6 +138,7 @@ impl Analyses {
     ) {
         events.push(Event::DeviceString {
             ordinal,
+            shown: format!("\"cuda:{ordinal}\""),
             span,
             in_entry_point: self.function.entry.in_entry,
             chooser: choosers::on_device_string(&self.function.choosers),

@@ -1,0 +1,1337 @@
+//! The walk of one Python module: names resolved through the module's and each function's
+//! imports (a local definition hides an import), entry points found first, then every use of a
+//! device API, device string, environment write, loop transfer, device choice and op on known
+//! devices turned into an [`Event`].
+//!
+//! Python's receivers are rarely known, so `.cuda(...)` is taken as PyTorch's on any receiver,
+//! and `.to(...)` only when its argument is a device (a device string, an integer, a
+//! `torch.device(...)` call, or, for loop transfers, a name that says it is a device). A string
+//! is a device only where a device goes: `torch.device(...)`, `.to(...)`, `.cuda(...)`, a
+//! `device=` or `map_location=` argument, a parameter default or an assignment whose name says
+//! it is a device. Elsewhere `"cuda"` is usually a device *type* (`torch.autocast("cuda")`,
+//! `device.type == "cuda"`) and never a finding.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
+use ruff_text_size::Ranged;
+
+use super::PyContext;
+use crate::api::{Api, Entry, Role};
+use crate::resolve::device_string::{self, Named};
+use crate::resolve::{ApiUse, Event, Fact, FileRole, How};
+
+/// Checks that pick a device and may quietly answer "no GPU".
+const AVAILABILITY: &[&str] = &["torch.cuda.is_available", "torch.backends.mps.is_available"];
+
+/// Factory functions that make a tensor on `device=`, or on the CPU without it.
+const FACTORIES: &[&str] = &[
+    "zeros", "ones", "empty", "rand", "randn", "randint", "full", "arange", "eye", "linspace",
+    "logspace",
+];
+
+/// Functions of `torch` that combine the tensors they are given.
+const COMBINING: &[&str] = &[
+    "matmul", "mm", "bmm", "add", "sub", "mul", "div", "dot", "cat", "concat", "stack",
+];
+
+/// Calls that report a value to a person: passing the chosen device to one looks at it.
+const REPORTING: &[&str] = &[
+    "print",
+    "info",
+    "debug",
+    "warning",
+    "warn",
+    "error",
+    "log",
+    "echo",
+    "write",
+    "format",
+    "str",
+    "repr",
+    "exception",
+    "critical",
+];
+
+pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>) -> Vec<Event<'a>> {
+    let module_scope = Scope::of(&module.body, None);
+    let entries = EntryPoints::find(&module.body, &module_scope, cx);
+    let program = match cx.role {
+        FileRole::BinaryRoot | FileRole::EntryFile => true,
+        FileRole::Library | FileRole::BinaryModule => {
+            entries.main_guard.is_some() && !cx.in_package
+        }
+    };
+    let mut checker = Checker {
+        api: cx.api,
+        text,
+        scopes: vec![module_scope],
+        entries,
+        program,
+        in_entry: program,
+        qualname: Vec::new(),
+        module: cx.module.clone(),
+        configured: cx.entry_points,
+        flow: Flow::default(),
+        loops: Vec::new(),
+        bound_fallbacks: HashSet::new(),
+        events: Vec::new(),
+    };
+    for stmt in &module.body {
+        checker.visit_stmt(stmt);
+    }
+    checker.finish_flow(&module.body);
+    checker.events
+}
+
+/// The names a scope binds.
+#[derive(Debug, Default)]
+struct Scope {
+    /// Names bound by imports → the dotted path they name.
+    imports: HashMap<String, String>,
+    /// Names a `def` or `class` binds: they hide imports.
+    definitions: HashSet<String>,
+    /// Names bound otherwise (parameters, assignments, loop targets, relative imports).
+    locals: HashSet<String>,
+}
+
+impl Scope {
+    /// The bindings of a body, not looking into nested functions and classes; `parameters` are
+    /// a function's.
+    fn of(body: &[Stmt], parameters: Option<&ast::Parameters>) -> Scope {
+        let mut scope = Scope::default();
+        if let Some(parameters) = parameters {
+            for parameter in parameters.iter() {
+                scope.locals.insert(parameter.name().to_string());
+            }
+        }
+        scope.collect(body);
+        scope
+    }
+
+    fn collect(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(import) => {
+                    for alias in &import.names {
+                        let name = alias.name.as_str();
+                        match &alias.asname {
+                            Some(asname) => {
+                                self.imports.insert(asname.to_string(), name.to_owned());
+                            }
+                            None => {
+                                let first = name.split('.').next().unwrap_or(name);
+                                self.imports.insert(first.to_owned(), first.to_owned());
+                            }
+                        }
+                    }
+                }
+                Stmt::ImportFrom(import) => {
+                    for alias in &import.names {
+                        let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
+                        match (&import.module, import.level) {
+                            (Some(module), 0) if alias.name.as_str() != "*" => {
+                                let path = format!("{}.{}", module.as_str(), alias.name.as_str());
+                                self.imports.insert(bound, path);
+                            }
+                            // The project's own modules, and what a glob brings: not a library's.
+                            _ => {
+                                self.locals.insert(bound);
+                            }
+                        }
+                    }
+                }
+                Stmt::FunctionDef(def) => {
+                    self.definitions.insert(def.name.to_string());
+                }
+                Stmt::ClassDef(class) => {
+                    self.definitions.insert(class.name.to_string());
+                }
+                _ => {
+                    for name in assigned_names(std::slice::from_ref(stmt), false) {
+                        self.locals.insert(name);
+                    }
+                    for_each_body(stmt, |body| self.collect(body));
+                }
+            }
+        }
+    }
+
+    /// What `name` means here: `Some(path)` for an import, `Some(None)` for another binding,
+    /// `None` when this scope does not bind it.
+    fn lookup(&self, name: &str) -> Option<Option<&str>> {
+        if self.definitions.contains(name) {
+            return Some(None);
+        }
+        if let Some(path) = self.imports.get(name) {
+            return Some(Some(path));
+        }
+        self.locals.contains(name).then_some(None)
+    }
+}
+
+/// Calls `f` with each body of a compound statement (not of nested functions and classes).
+fn for_each_body(stmt: &Stmt, mut f: impl FnMut(&[Stmt])) {
+    match stmt {
+        Stmt::If(s) => {
+            f(&s.body);
+            for clause in &s.elif_else_clauses {
+                f(&clause.body);
+            }
+        }
+        Stmt::For(s) => {
+            f(&s.body);
+            f(&s.orelse);
+        }
+        Stmt::While(s) => {
+            f(&s.body);
+            f(&s.orelse);
+        }
+        Stmt::With(s) => f(&s.body),
+        Stmt::Try(s) => {
+            f(&s.body);
+            for handler in &s.handlers {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                f(&handler.body);
+            }
+            f(&s.orelse);
+            f(&s.finalbody);
+        }
+        Stmt::Match(s) => {
+            for case in &s.cases {
+                f(&case.body);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The names (and dotted attribute targets such as `self.w`) that statements assign, looking
+/// into compound statements; into nested functions only when `nested`.
+fn assigned_names(body: &[Stmt], nested: bool) -> HashSet<String> {
+    struct Assigned {
+        names: HashSet<String>,
+        nested: bool,
+    }
+    impl Assigned {
+        fn target(&mut self, target: &Expr) {
+            match target {
+                Expr::Name(name) => {
+                    self.names.insert(name.id.to_string());
+                }
+                Expr::Attribute(_) => {
+                    if let Some(dotted) = dotted(target) {
+                        self.names.insert(dotted);
+                    }
+                }
+                Expr::Tuple(tuple) => tuple.iter().for_each(|e| self.target(e)),
+                Expr::List(list) => list.iter().for_each(|e| self.target(e)),
+                Expr::Starred(starred) => self.target(&starred.value),
+                _ => {}
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Assigned {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::Assign(s) => s.targets.iter().for_each(|t| self.target(t)),
+                Stmt::AugAssign(s) => self.target(&s.target),
+                Stmt::AnnAssign(s) if s.value.is_some() => self.target(&s.target),
+                Stmt::For(s) => self.target(&s.target),
+                Stmt::With(s) => {
+                    for item in &s.items {
+                        if let Some(vars) = &item.optional_vars {
+                            self.target(vars);
+                        }
+                    }
+                }
+                Stmt::Try(s) => {
+                    for handler in &s.handlers {
+                        let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                        if let Some(name) = &handler.name {
+                            self.names.insert(name.to_string());
+                        }
+                    }
+                }
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) if !self.nested => return,
+                _ => {}
+            }
+            visitor::walk_stmt(self, stmt);
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Named(named) => self.target(&named.target),
+                Expr::Lambda(_) if !self.nested => return,
+                _ => {}
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut assigned = Assigned {
+        names: HashSet::new(),
+        nested,
+    };
+    for stmt in body {
+        assigned.visit_stmt(stmt);
+    }
+    assigned.names
+}
+
+/// `a.b.c` for a chain of attributes on a name.
+fn dotted(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(name) => Some(name.id.to_string()),
+        Expr::Attribute(attribute) => Some(format!(
+            "{}.{}",
+            dotted(&attribute.value)?,
+            attribute.attr.as_str()
+        )),
+        _ => None,
+    }
+}
+
+/// The name a dotted chain starts with.
+fn root(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attribute) => root(&attribute.value),
+        _ => None,
+    }
+}
+
+fn is_main_guard(test: &Expr) -> bool {
+    let Expr::Compare(compare) = test else {
+        return false;
+    };
+    let [ast::CmpOp::Eq] = &*compare.ops else {
+        return false;
+    };
+    let [right] = &*compare.comparators else {
+        return false;
+    };
+    let is = |e: &Expr, f: &dyn Fn(&Expr) -> bool| f(e);
+    let name = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "__name__");
+    let main = |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == "__main__");
+    (is(&compare.left, &name) && is(right, &main)) || (is(&compare.left, &main) && is(right, &name))
+}
+
+fn string(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::StringLiteral(s) => Some(s.value.to_str()),
+        _ => None,
+    }
+}
+
+fn integer(expr: &Expr) -> Option<u64> {
+    match expr {
+        Expr::NumberLiteral(ast::ExprNumberLiteral {
+            value: ast::Number::Int(int),
+            ..
+        }) => int.as_u64(),
+        _ => None,
+    }
+}
+
+fn range(node: &impl Ranged) -> Range<usize> {
+    usize::from(node.range().start())..usize::from(node.range().end())
+}
+
+/// Where the program starts in this module: the main guard, the module's functions it calls
+/// (and theirs), the targets handed to process and thread launchers, configured functions.
+#[derive(Debug, Default)]
+struct EntryPoints {
+    main_guard: Option<Range<usize>>,
+    functions: HashSet<String>,
+}
+
+impl EntryPoints {
+    fn find(body: &[Stmt], scope: &Scope, cx: &PyContext<'_>) -> EntryPoints {
+        let defs: HashMap<&str, &ast::StmtFunctionDef> = body
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::FunctionDef(def) => Some((def.name.as_str(), def)),
+                _ => None,
+            })
+            .collect();
+        let mut found = EntryPoints::default();
+        let mut pending: Vec<String> = Vec::new();
+        for stmt in body {
+            if let Stmt::If(guard) = stmt
+                && is_main_guard(&guard.test)
+            {
+                found.main_guard = Some(range(guard));
+                pending.extend(called_names(&guard.body));
+            }
+        }
+        // Every import of the file, wherever it is, for the launchers' paths.
+        let mut imports = scope.imports.clone();
+        for def in defs.values() {
+            imports.extend(Scope::of(&def.body, None).imports);
+        }
+        pending.extend(launched(body, &imports, cx.api));
+        pending.extend(
+            defs.keys()
+                .filter(|name| {
+                    let full = format!("{}.{name}", cx.module);
+                    cx.entry_points.iter().any(|entry| entry == &full)
+                })
+                .map(|name| name.to_string()),
+        );
+        while let Some(name) = pending.pop() {
+            if let Some(def) = defs.get(name.as_str())
+                && found.functions.insert(name)
+            {
+                pending.extend(called_names(&def.body));
+            }
+        }
+        found
+    }
+}
+
+/// The plain names a body calls (`main()`, `train(args)`), nested functions included.
+fn called_names(body: &[Stmt]) -> Vec<String> {
+    struct Calls(Vec<String>);
+    impl<'a> Visitor<'a> for Calls {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Name(name) = &*call.func
+            {
+                self.0.push(name.id.to_string());
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut calls = Calls(Vec::new());
+    visitor::walk_body(&mut calls, body);
+    calls.0
+}
+
+/// The functions handed, by name, to a process or thread launcher anywhere in the module.
+fn launched(body: &[Stmt], imports: &HashMap<String, String>, api: &Api) -> Vec<String> {
+    struct Launches<'i> {
+        imports: &'i HashMap<String, String>,
+        api: &'i Api,
+        targets: Vec<String>,
+    }
+    impl<'a> Visitor<'a> for Launches<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Some(path) = dotted(&call.func).and_then(|d| {
+                    let (first, rest) = d.split_once('.').unwrap_or((&d, ""));
+                    let base = self.imports.get(first)?;
+                    Some(if rest.is_empty() {
+                        base.clone()
+                    } else {
+                        format!("{base}.{rest}")
+                    })
+                })
+                && let Some(Entry {
+                    role: Role::SpawnThread { closure },
+                    ..
+                }) = self.api.item(&path.replace('.', "::"))
+            {
+                let target = call
+                    .arguments
+                    .find_keyword("target")
+                    .or_else(|| call.arguments.find_keyword("fn"))
+                    .map(|keyword| &keyword.value)
+                    .or_else(|| call.arguments.find_positional(*closure));
+                if let Some(Expr::Name(name)) = target {
+                    self.targets.push(name.id.to_string());
+                }
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut launches = Launches {
+        imports,
+        api,
+        targets: Vec::new(),
+    };
+    visitor::walk_body(&mut launches, body);
+    launches.targets
+}
+
+/// What one function (or the module's top level) has shown so far.
+#[derive(Debug, Default)]
+struct Flow {
+    /// The first use of a GPU, for `CUDA_VISIBLE_DEVICES` set after it.
+    first_device_use: Option<Range<usize>>,
+    /// Tensors and devices whose device is known: name → device.
+    facts: HashMap<String, Fact>,
+    /// Names bound to a device chosen by an availability check, with that check.
+    fallbacks: Vec<(String, String, Range<usize>)>,
+}
+
+/// A loop being walked.
+#[derive(Debug)]
+struct Loop {
+    keyword: Range<usize>,
+    /// What the loop assigns, its targets included.
+    assigned: HashSet<String>,
+    /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): their
+    /// transfers cannot be hoisted.
+    moved_twice: HashSet<String>,
+}
+
+struct Checker<'a, 't> {
+    api: &'a Api,
+    text: &'t str,
+    scopes: Vec<Scope>,
+    entries: EntryPoints,
+    /// The whole file is where a program starts (a script, a test file).
+    program: bool,
+    in_entry: bool,
+    /// The classes and functions around, for configured entry points.
+    qualname: Vec<String>,
+    module: String,
+    configured: &'a [String],
+    flow: Flow,
+    loops: Vec<Loop>,
+    /// Where the availability checks of choices bound to names start.
+    bound_fallbacks: HashSet<usize>,
+    events: Vec<Event<'a>>,
+}
+
+impl<'a> Checker<'a, '_> {
+    /// The dotted path an expression names through imports, when it names a library's item.
+    fn resolve(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(name) => self
+                .scopes
+                .iter()
+                .rev()
+                .find_map(|scope| scope.lookup(name.id.as_str()))
+                .flatten()
+                .map(str::to_owned),
+            Expr::Attribute(attribute) => Some(format!(
+                "{}.{}",
+                self.resolve(&attribute.value)?,
+                attribute.attr.as_str()
+            )),
+            _ => None,
+        }
+    }
+
+    fn item(&self, path: &str) -> Option<&'a Entry> {
+        self.api.item(&path.replace('.', "::"))
+    }
+
+    fn source(&self, span: &Range<usize>) -> &str {
+        self.text.get(span.clone()).unwrap_or_default()
+    }
+
+    fn device_use(&mut self, span: Range<usize>) {
+        self.flow.first_device_use.get_or_insert(span);
+    }
+
+    fn api_event(&mut self, entry: &'a Entry, path: &str, span: Range<usize>, as_value: bool) {
+        let shown = self.source(&span).to_owned();
+        self.events.push(Event::Api {
+            use_: ApiUse {
+                entry,
+                path: path.replace('.', "::"),
+                shown,
+                span,
+                as_value,
+                literal_ordinal: None,
+                after_bind: false,
+                helper: None,
+                chooser: None,
+            },
+            in_entry_point: self.in_entry,
+            in_program: self.program,
+        });
+    }
+
+    /// A GPU named by a literal ordinal, written as `shown`.
+    fn ordinal(&mut self, ordinal: u64, shown: String, span: Range<usize>) {
+        self.events.push(Event::DeviceString {
+            ordinal: u128::from(ordinal),
+            shown,
+            span,
+            in_entry_point: self.in_entry,
+            chooser: None,
+        });
+    }
+
+    fn current(&mut self, shown: String, span: Range<usize>) {
+        self.events.push(Event::CurrentDevice {
+            shown,
+            span,
+            in_entry_point: self.in_entry,
+            in_program: self.program,
+        });
+    }
+
+    /// A value where a device goes: a device string or an integer ordinal. What it names, if
+    /// anything is known.
+    fn device_argument(
+        &mut self,
+        value: &Expr,
+        shown_int: impl FnOnce(u64) -> String,
+    ) -> Option<String> {
+        let span = range(value);
+        if let Some(text) = string(value) {
+            if text == "cuda" {
+                self.device_use(span.clone());
+                self.current(format!("\"{text}\""), span);
+                return Some("cuda".to_owned());
+            }
+            return match device_string::parse(text)? {
+                Named::Cpu => Some("cpu".to_owned()),
+                Named::Cuda(ordinal) => {
+                    self.device_use(span.clone());
+                    self.ordinal(u64::from(ordinal), format!("\"{text}\""), span);
+                    Some(format!("cuda:{ordinal}"))
+                }
+            };
+        }
+        if let Expr::BooleanLiteral(_) = value {
+            return None;
+        }
+        let ordinal = integer(value)?;
+        self.device_use(span.clone());
+        self.ordinal(ordinal, shown_int(ordinal), span);
+        Some(format!("cuda:{ordinal}"))
+    }
+
+    /// The device a value names or a tensor is on, when the function has made it known.
+    fn device_of(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(name) => self
+                .flow
+                .facts
+                .get(name.id.as_str())
+                .map(|f| f.device.clone()),
+            Expr::StringLiteral(s) => match s.value.to_str() {
+                "cuda" => Some("cuda".to_owned()),
+                text => device_string::parse(text).map(|named| named.to_string()),
+            },
+            Expr::NumberLiteral(_) => integer(expr).map(|ordinal| format!("cuda:{ordinal}")),
+            Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {
+                let kind = call.arguments.find_argument_value("type", 0)?;
+                match call.arguments.find_argument_value("index", 1) {
+                    Some(index) => Some(format!("{}:{}", string(kind)?, integer(index)?)),
+                    None => self.device_of(kind),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// What a call tells about where its result is: a factory with or without `device=`, a
+    /// move, `.cpu()`.
+    fn fact_of(&self, value: &Expr) -> Option<Fact> {
+        let Expr::Call(call) = value else {
+            return match value {
+                Expr::Name(name) => self.flow.facts.get(name.id.as_str()).cloned(),
+                _ => None,
+            };
+        };
+        let origin = range(value);
+        if let Some(path) = self.resolve(&call.func) {
+            if path == "torch.device" {
+                return Some(Fact {
+                    device: self.device_of(value)?,
+                    origin,
+                    how: How::Named,
+                });
+            }
+            let factory = path
+                .strip_prefix("torch.")
+                .is_some_and(|name| FACTORIES.contains(&name));
+            if !factory {
+                return None;
+            }
+            let device = match call.arguments.find_keyword("device") {
+                Some(keyword) => self.device_of(&keyword.value)?,
+                None => "cpu".to_owned(),
+            };
+            return Some(Fact {
+                device,
+                origin,
+                how: How::Created,
+            });
+        }
+        let Expr::Attribute(method) = &*call.func else {
+            return None;
+        };
+        let device = match method.attr.as_str() {
+            "cpu" => "cpu".to_owned(),
+            "cuda" => match call.arguments.find_argument_value("device", 0) {
+                None => "cuda".to_owned(),
+                Some(device) => self.device_of(device)?,
+            },
+            "to" => self.device_of(call.arguments.find_argument_value("device", 0)?)?,
+            _ => return None,
+        };
+        Some(Fact {
+            device,
+            origin,
+            how: How::Moved,
+        })
+    }
+
+    /// Whether two known devices are certainly different (`cuda` is some GPU, so only the CPU
+    /// differs from it for sure).
+    fn differ(a: &str, b: &str) -> bool {
+        a != b && (a == "cpu" || b == "cpu" || (a != "cuda" && b != "cuda"))
+    }
+
+    fn combine(&mut self, op: Range<usize>, operands: &[&Expr]) {
+        let facts: Vec<Fact> = operands
+            .iter()
+            .filter_map(|operand| match operand {
+                Expr::Name(name) => self.flow.facts.get(name.id.as_str()).cloned(),
+                _ => None,
+            })
+            .collect();
+        let pair = facts.iter().enumerate().find_map(|(i, lhs)| {
+            facts[i + 1..]
+                .iter()
+                .find(|rhs| Self::differ(&lhs.device, &rhs.device))
+                .map(|rhs| (lhs.clone(), rhs.clone()))
+        });
+        if let Some((lhs, rhs)) = pair {
+            let shown = self.source(&op).to_owned();
+            let shown = if shown.len() > 60 {
+                "this op".to_owned()
+            } else {
+                format!("`{shown}`")
+            };
+            self.events.push(Event::Mismatch {
+                op: shown,
+                span: op,
+                lhs,
+                rhs,
+            });
+        }
+    }
+
+    fn call(&mut self, call: &ast::ExprCall) {
+        let span = range(call);
+        let path = self.resolve(&call.func);
+        if let Some(path) = &path {
+            if let Some(method) = path.strip_prefix("os.environ.") {
+                self.environ_call(call, method);
+                return;
+            }
+            if path.starts_with("torch.cuda.") {
+                self.device_use(span.clone());
+            }
+            if AVAILABILITY.contains(&path.as_str()) {
+                // Seen where its result is used (`fallback`), not here.
+            } else if path == "torch.device" {
+                self.torch_device(call);
+                return;
+            } else if let Some(entry) = self.item(path) {
+                match entry.role {
+                    Role::SetCurrentDevice | Role::ImplicitDevice { .. } => {
+                        self.api_event(entry, path, range(&*call.func), false);
+                    }
+                    Role::SetEnvVar => {
+                        if let Some(variable) = call.arguments.find_positional(0).and_then(string) {
+                            self.set_env(variable.to_owned(), span.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(name) = path.strip_prefix("torch.")
+                && COMBINING.contains(&name)
+            {
+                // `torch.cat([a, b])` takes its tensors in a list or a tuple.
+                let operands: Vec<&Expr> = match call.arguments.args.first() {
+                    Some(Expr::List(list)) => list.iter().collect(),
+                    Some(Expr::Tuple(tuple)) => tuple.iter().collect(),
+                    _ => call.arguments.args.iter().collect(),
+                };
+                self.combine(span.clone(), &operands);
+            }
+        }
+        if let Expr::Attribute(method) = &*call.func
+            && path.is_none()
+        {
+            self.method_call(call, method);
+        }
+        for keyword in &call.arguments.keywords {
+            let Some(name) = &keyword.arg else { continue };
+            if matches!(name.as_str(), "device" | "map_location") {
+                let shown = |ordinal| format!("{}={ordinal}", name.as_str());
+                self.device_argument(&keyword.value, shown);
+            }
+        }
+    }
+
+    /// `torch.device("cuda", 1)`, `torch.device("cuda:1")`, `torch.device(1)`,
+    /// `torch.device(type="cuda", index=1)`.
+    fn torch_device(&mut self, call: &ast::ExprCall) {
+        let span = range(call);
+        let shown = self.source(&span).to_owned();
+        let kind = call.arguments.find_argument_value("type", 0);
+        match call.arguments.find_argument_value("index", 1) {
+            Some(index) => {
+                if let (Some("cuda"), Some(ordinal)) = (kind.and_then(string), integer(index)) {
+                    self.device_use(span.clone());
+                    self.ordinal(ordinal, shown, range(index));
+                }
+            }
+            None => {
+                if let Some(kind) = kind {
+                    if string(kind) == Some("cuda") {
+                        self.device_use(span.clone());
+                        self.current(shown, span);
+                    } else {
+                        self.device_argument(kind, |_| shown);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `os.environ.setdefault(...)`, `os.environ.update(...)`.
+    fn environ_call(&mut self, call: &ast::ExprCall, method: &str) {
+        match method {
+            "setdefault" | "__setitem__" => {
+                if let Some(variable) = call.arguments.find_positional(0).and_then(string) {
+                    self.set_env(variable.to_owned(), range(call));
+                }
+            }
+            "update" => {
+                let mut variables: Vec<String> = call
+                    .arguments
+                    .keywords
+                    .iter()
+                    .filter_map(|keyword| keyword.arg.as_ref().map(|arg| arg.to_string()))
+                    .collect();
+                if let Some(Expr::Dict(dict)) = call.arguments.find_positional(0) {
+                    variables.extend(
+                        dict.iter()
+                            .filter_map(|item| item.key.as_ref().and_then(string))
+                            .map(str::to_owned),
+                    );
+                }
+                for variable in variables {
+                    self.set_env(variable, range(call));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `.cuda(...)` and `.to(...)` on a receiver that is no library's item.
+    fn method_call(&mut self, call: &ast::ExprCall, method: &ast::ExprAttribute) {
+        let receiver = &*method.value;
+        let from_dot = usize::from(receiver.range().end())..usize::from(call.range().end());
+        let name = method.attr.as_str();
+        let transfer = match name {
+            "cuda" => {
+                let shown = self.source(&from_dot).trim_start().to_owned();
+                match call.arguments.find_argument_value("device", 0) {
+                    None => {
+                        self.device_use(from_dot.clone());
+                        self.current(shown, from_dot.clone());
+                    }
+                    Some(device) => {
+                        self.device_argument(device, |_| shown);
+                    }
+                }
+                true
+            }
+            "to" => {
+                let device = call.arguments.find_argument_value("device", 0);
+                // `.to(device=...)` is handled with the other keywords.
+                if let Some(device) =
+                    device.filter(|_| call.arguments.find_keyword("device").is_none())
+                {
+                    let shown = self.source(&from_dot).trim_start().to_owned();
+                    self.device_argument(device, |_| shown);
+                }
+                device.is_some_and(|device| self.is_device(device))
+            }
+            _ => false,
+        };
+        if transfer {
+            self.loop_transfer(call, receiver, from_dot);
+        }
+    }
+
+    /// Whether an argument of `.to(...)` is a device rather than a dtype or a tensor.
+    fn is_device(&self, expr: &Expr) -> bool {
+        if string(expr).is_some_and(|s| s == "cuda" || s == "cpu" || s.starts_with("cuda:")) {
+            return true;
+        }
+        if integer(expr).is_some() {
+            return true;
+        }
+        if let Expr::Call(call) = expr {
+            return self.resolve(&call.func).as_deref() == Some("torch.device");
+        }
+        let last = match expr {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            _ => return false,
+        };
+        let last = last.to_ascii_lowercase();
+        (last.contains("device") || last == "dev") && !last.contains("type")
+    }
+
+    fn loop_transfer(&mut self, call: &ast::ExprCall, receiver: &Expr, from_dot: Range<usize>) {
+        let Some(frame) = self.loops.last() else {
+            return;
+        };
+        let Some(receiver_name) = dotted(receiver) else {
+            return;
+        };
+        let invariant = |expr: &Expr| -> bool {
+            let mut names = Vec::new();
+            collect_names(expr, &mut names);
+            names.iter().all(|name| !frame.assigned.contains(name))
+        };
+        let receiver_root = root(receiver).unwrap_or_default();
+        if frame.assigned.contains(&receiver_name)
+            || frame.assigned.contains(receiver_root)
+            || frame.moved_twice.contains(&receiver_name)
+            || !call.arguments.args.iter().all(&invariant)
+            || !call.arguments.keywords.iter().all(|k| invariant(&k.value))
+        {
+            return;
+        }
+        let keyword = frame.keyword.clone();
+        let shown = self.source(&from_dot).trim_start().to_owned();
+        let span =
+            usize::from(receiver.range().end()) + (from_dot.len() - shown.len())..from_dot.end;
+        self.events.push(Event::LoopTransfer {
+            shown,
+            span,
+            receiver: receiver_name,
+            keyword,
+        });
+    }
+
+    fn set_env(&mut self, variable: String, span: Range<usize>) {
+        self.events.push(Event::SetEnvVar {
+            variable,
+            span,
+            in_entry_point: self.in_entry,
+            after_device_use: self.flow.first_device_use.clone(),
+        });
+    }
+
+    /// A device string assigned to, or defaulting, a name that says it is a device
+    /// (`DEVICE = "cuda:1"`, `self.device = "cuda"`, `def f(x, device="cuda:0")`).
+    fn device_named(&mut self, name: &str, value: &Expr) {
+        let name = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+        if !name.contains("device") || name.contains("type") {
+            return;
+        }
+        let named = name.clone();
+        if string(value).is_some() || integer(value).is_some() {
+            self.device_argument(value, |ordinal| format!("{named} = {ordinal}"));
+        }
+    }
+
+    /// `"cuda" if torch.cuda.is_available() else "cpu"`: the availability check, when this is
+    /// one.
+    fn fallback(&self, expr: &Expr) -> Option<(String, Range<usize>)> {
+        let expr = match expr {
+            Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {
+                call.arguments.find_positional(0)?
+            }
+            other => other,
+        };
+        let Expr::If(choice) = expr else {
+            return None;
+        };
+        let Expr::Call(test) = &*choice.test else {
+            return None;
+        };
+        let path = self.resolve(&test.func)?;
+        if !AVAILABILITY.contains(&path.as_str()) {
+            return None;
+        }
+        let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
+        (cpu(&choice.body) || cpu(&choice.orelse)).then(|| {
+            (
+                format!("{}()", self.source(&range(&*test.func))),
+                range(test),
+            )
+        })
+    }
+
+    /// Ends a function's flow: each fallback nothing looked at is a finding.
+    fn finish_flow(&mut self, body: &[Stmt]) {
+        let fallbacks = std::mem::take(&mut self.flow.fallbacks);
+        for (name, shown, span) in fallbacks {
+            if !looked_at(body, &name) {
+                self.events.push(Event::SilentFallback { shown, span });
+            }
+        }
+    }
+
+    fn assign(&mut self, targets: &[Expr], value: &Expr) {
+        for target in targets {
+            match target {
+                Expr::Subscript(subscript)
+                    if self.resolve(&subscript.value).as_deref() == Some("os.environ") =>
+                {
+                    if let Some(variable) = string(&subscript.slice) {
+                        self.set_env(variable.to_owned(), range(target));
+                    }
+                }
+                Expr::Name(name) => {
+                    let name = name.id.to_string();
+                    self.device_named(&name, value);
+                    match self.fact_of(value) {
+                        Some(fact) => {
+                            self.flow.facts.insert(name.clone(), fact);
+                        }
+                        None => {
+                            self.flow.facts.remove(&name);
+                        }
+                    }
+                    if let Some((shown, span)) = self.fallback(value) {
+                        self.flow.fallbacks.push((name, shown, span));
+                    }
+                }
+                Expr::Attribute(_) => {
+                    if let Some(name) = dotted(target) {
+                        self.device_named(&name, value);
+                        if let Some((shown, span)) = self.fallback(value) {
+                            self.flow.fallbacks.push((name, shown, span));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn function(&mut self, def: &ast::StmtFunctionDef) {
+        for decorator in &def.decorator_list {
+            self.visit_expr(&decorator.expression);
+        }
+        self.qualname.push(def.name.to_string());
+        let configured = {
+            let full = format!("{}.{}", self.module, self.qualname.join("."));
+            self.configured.iter().any(|entry| entry == &full)
+        };
+        let entry = self.in_entry
+            || configured
+            || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str()));
+        let saved_entry = std::mem::replace(&mut self.in_entry, entry);
+        for parameter in def.parameters.iter_non_variadic_params() {
+            if let Some(default) = &parameter.default {
+                self.visit_expr(default);
+                self.device_named(parameter.parameter.name.as_str(), default);
+            }
+        }
+        self.scopes
+            .push(Scope::of(&def.body, Some(&def.parameters)));
+        let saved_flow = std::mem::take(&mut self.flow);
+        let saved_loops = std::mem::take(&mut self.loops);
+        for stmt in &def.body {
+            self.visit_stmt(stmt);
+        }
+        self.finish_flow(&def.body);
+        self.flow = saved_flow;
+        self.loops = saved_loops;
+        self.scopes.pop();
+        self.in_entry = saved_entry;
+        self.qualname.pop();
+    }
+
+    /// A `for` (its `target`) or `while` (its `test`, evaluated in every iteration) loop.
+    fn a_loop<'v>(
+        &mut self,
+        keyword: Range<usize>,
+        target: Option<&Expr>,
+        test: Option<&'v Expr>,
+        body: &'v [Stmt],
+    ) {
+        let mut assigned = assigned_names(body, true);
+        if let Some(target) = target {
+            let mut names = Vec::new();
+            collect_names(target, &mut names);
+            assigned.extend(names);
+        }
+        let moved_twice = moved_twice(body);
+        self.loops.push(Loop {
+            keyword,
+            assigned: assigned.clone(),
+            moved_twice,
+        });
+        if let Some(test) = test {
+            self.visit_expr(test);
+        }
+        for stmt in body {
+            self.visit_stmt(stmt);
+        }
+        self.loops.pop();
+        // What the loop assigned is unknown after it.
+        for name in assigned {
+            self.flow.facts.remove(&name);
+        }
+    }
+}
+
+/// The names an expression reads.
+fn collect_names(expr: &Expr, names: &mut Vec<String>) {
+    struct Names<'n>(&'n mut Vec<String>);
+    impl<'a> Visitor<'a> for Names<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(name) = expr {
+                self.0.push(name.id.to_string());
+            }
+            if let Some(dotted) = dotted(expr).filter(|_| matches!(expr, Expr::Attribute(_))) {
+                self.0.push(dotted);
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    Names(names).visit_expr(expr);
+}
+
+/// Receivers of more than one of `.cpu()`, `.cuda(...)` and `.to(...)` in a loop's body.
+fn moved_twice(body: &[Stmt]) -> HashSet<String> {
+    struct Moves(HashMap<String, usize>);
+    impl<'a> Visitor<'a> for Moves {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(method) = &*call.func
+                && matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
+                && let Some(receiver) = dotted(&method.value)
+            {
+                *self.0.entry(receiver).or_default() += 1;
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut moves = Moves(HashMap::new());
+    visitor::walk_body(&mut moves, body);
+    moves
+        .0
+        .into_iter()
+        .filter(|(_, count)| *count > 1)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Whether a body looks at the device bound to `name`: compares it, asserts on it, reports it
+/// (`print`, logging, an f-string), or reads its `.type`.
+fn looked_at(body: &[Stmt], name: &str) -> bool {
+    struct Looks<'n> {
+        name: &'n str,
+        /// Inside something that looks at what it contains.
+        looking: usize,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Looks<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Assert(_) | Stmt::Raise(_) = stmt {
+                self.looking += 1;
+                visitor::walk_stmt(self, stmt);
+                self.looking -= 1;
+            } else {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let is_name = dotted(expr).as_deref() == Some(self.name);
+            if is_name && self.looking > 0 {
+                self.found = true;
+                return;
+            }
+            let looks = match expr {
+                Expr::Compare(_) | Expr::FString(_) => true,
+                // `device.type`, `device.index`.
+                Expr::Attribute(attribute) => {
+                    if matches!(attribute.attr.as_str(), "type" | "index")
+                        && dotted(&attribute.value).as_deref() == Some(self.name)
+                    {
+                        self.found = true;
+                        return;
+                    }
+                    false
+                }
+                Expr::Call(call) => {
+                    let last = match &*call.func {
+                        Expr::Name(name) => name.id.as_str(),
+                        Expr::Attribute(attribute) => attribute.attr.as_str(),
+                        _ => "",
+                    };
+                    REPORTING.contains(&last)
+                }
+                _ => false,
+            };
+            self.looking += usize::from(looks);
+            visitor::walk_expr(self, expr);
+            self.looking -= usize::from(looks);
+        }
+    }
+    let mut looks = Looks {
+        name,
+        looking: 0,
+        found: false,
+    };
+    visitor::walk_body(&mut looks, body);
+    looks.found
+}
+
+impl<'v> Visitor<'v> for Checker<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'v Stmt) {
+        self.stmt(stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'v Expr) {
+        self.expr(expr);
+    }
+}
+
+impl Checker<'_, '_> {
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::FunctionDef(def) => self.function(def),
+            Stmt::ClassDef(class) => {
+                for decorator in &class.decorator_list {
+                    self.visit_expr(&decorator.expression);
+                }
+                if let Some(arguments) = &class.arguments {
+                    self.visit_arguments(arguments);
+                }
+                self.qualname.push(class.name.to_string());
+                for stmt in &class.body {
+                    self.visit_stmt(stmt);
+                }
+                self.qualname.pop();
+            }
+            Stmt::If(guard) if self.qualname.is_empty() && is_main_guard(&guard.test) => {
+                let saved = std::mem::replace(&mut self.in_entry, true);
+                visitor::walk_stmt(self, stmt);
+                self.in_entry = saved;
+            }
+            Stmt::For(for_) => {
+                self.visit_expr(&for_.iter);
+                let start = usize::from(for_.range().start());
+                let keyword = if for_.is_async {
+                    start..start + 5
+                } else {
+                    start..start + 3
+                };
+                self.a_loop(keyword, Some(&for_.target), None, &for_.body);
+                for stmt in &for_.orelse {
+                    self.visit_stmt(stmt);
+                }
+            }
+            Stmt::While(while_) => {
+                let start = usize::from(while_.range().start());
+                self.a_loop(start..start + 5, None, Some(&while_.test), &while_.body);
+                for stmt in &while_.orelse {
+                    self.visit_stmt(stmt);
+                }
+            }
+            Stmt::Assign(assign) => {
+                // A choice bound to a name or attribute is judged by what the function does
+                // with it, not where it is made.
+                if let Some((_, span)) = self.fallback(&assign.value)
+                    && assign.targets.iter().all(|t| dotted(t).is_some())
+                {
+                    self.bound_fallbacks.insert(span.start);
+                }
+                self.visit_expr(&assign.value);
+                for target in &assign.targets {
+                    if !matches!(target, Expr::Name(_)) {
+                        self.visit_expr(target);
+                    }
+                }
+                self.assign(&assign.targets, &assign.value);
+            }
+            Stmt::AnnAssign(assign) => {
+                if let Some(value) = &assign.value {
+                    self.visit_expr(value);
+                    self.assign(std::slice::from_ref(&*assign.target), value);
+                }
+            }
+            Stmt::If(_) | Stmt::With(_) | Stmt::Try(_) | Stmt::Match(_) => {
+                visitor::walk_stmt(self, stmt);
+                // Facts that a branch changed are unknown after it.
+                for name in assigned_names(std::slice::from_ref(stmt), false) {
+                    self.flow.facts.remove(&name);
+                }
+            }
+            _ => visitor::walk_stmt(self, stmt),
+        }
+    }
+
+    fn expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Call(call) => {
+                self.call(call);
+                // The callee's own chain is resolved whole; what it is called on is walked.
+                match &*call.func {
+                    Expr::Attribute(attribute) => self.visit_expr(&attribute.value),
+                    Expr::Name(_) => {}
+                    other => self.visit_expr(other),
+                }
+                self.visit_arguments(&call.arguments);
+            }
+            Expr::Attribute(_) => {
+                // An API used as a value (`fn = torch.cuda.set_device`).
+                if let Some(path) = self.resolve(expr)
+                    && let Some(entry) = self.item(&path)
+                    && matches!(
+                        entry.role,
+                        Role::SetCurrentDevice | Role::ImplicitDevice { .. }
+                    )
+                {
+                    self.api_event(entry, &path, range(expr), true);
+                    return;
+                }
+                visitor::walk_expr(self, expr);
+            }
+            Expr::BinOp(binary) => {
+                visitor::walk_expr(self, expr);
+                let combines = matches!(
+                    binary.op,
+                    Operator::Add
+                        | Operator::Sub
+                        | Operator::Mult
+                        | Operator::Div
+                        | Operator::MatMult
+                        | Operator::FloorDiv
+                        | Operator::Mod
+                        | Operator::Pow
+                );
+                if combines {
+                    self.combine(range(expr), &[&binary.left, &binary.right]);
+                }
+            }
+            Expr::If(_) => {
+                // Chosen and used at once (`model.to("cuda" if ... else "cpu")`): nothing can
+                // look at it later. A choice bound to a name is judged when its function ends.
+                if let Some((shown, span)) = self.fallback(expr)
+                    && !self
+                        .flow
+                        .fallbacks
+                        .iter()
+                        .any(|(_, _, bound)| *bound == span)
+                    && !self.bound_fallbacks.contains(&span.start)
+                {
+                    self.events.push(Event::SilentFallback { shown, span });
+                }
+                visitor::walk_expr(self, expr);
+            }
+            Expr::Lambda(_) => {
+                let saved = std::mem::take(&mut self.loops);
+                visitor::walk_expr(self, expr);
+                self.loops = saved;
+            }
+            _ => visitor::walk_expr(self, expr),
+        }
+    }
+}

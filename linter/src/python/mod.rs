@@ -1,0 +1,193 @@
+//! Python (PyTorch) files, linted by the same rules as Rust: the Python checker turns a file
+//! into the same [`Event`](crate::resolve::Event)s, and everything from there on (the rules'
+//! wording, levels, suppressions, baselines, reports) is shared.
+//!
+//! ## The parser
+//! Candidates, compared on what a linter needs:
+//!
+//! | crate | current syntax (3.8–3.14: `match`, walrus, f-strings of 3.12, type parameters) | errors | speed | maintenance |
+//! |---|---|---|---|---|
+//! | `ruff_python_parser` | all of it, version-specific syntax reported apart | recovers and reports every error with its range | the fastest (a hand-written recursive descent parser, the one ruff and ty run) | released with every ruff release |
+//! | `rustpython-parser` 0.4 | up to 3.11 or so; no PEP 695 or 3.12 f-strings | stops at the first error | a LALRPOP grammar, several times slower | last release 2024: RustPython moved to ruff's parser |
+//! | `tree-sitter-python` | most of it, as a concrete syntax tree | error nodes, good for editors | fast, but a C library and an untyped tree to map by node kinds | maintained |
+//!
+//! `ruff_python_parser` is chosen. Astral publishes it as an internal component with no stable
+//! API, so it is pinned to an exact version (`=0.0.10`, the last whose minimum Rust fits this
+//! repository's toolchain) and upgraded on purpose. A file with a syntax error is one
+//! `parse_error` finding at the error's range, and the other files are linted.
+
+mod checker;
+
+use ruff_python_parser::ParseErrorType;
+
+use crate::api::Api;
+use crate::parse::Unparsed;
+use crate::resolve::FileRole;
+use crate::rules::{self, Finding, Language};
+
+/// Everything the check of one Python file needs.
+#[derive(Debug)]
+pub struct PyContext<'a> {
+    pub api: &'a Api,
+    /// Library code; a program (a script: every function is where it starts); or a test file.
+    pub role: FileRole,
+    /// Whether the file's folder is a package (`__init__.py`): a main guard there is a module's
+    /// demonstration, not the start of a script.
+    pub in_package: bool,
+    /// The file's dotted module name (`pkg.launch`), for configured entry points.
+    pub module: String,
+    /// Configured entry points, as dotted names (`pkg.launch.init_rank`).
+    pub entry_points: &'a [String],
+}
+
+/// The findings of one Python file. Runs on a stack big enough for
+/// [`crate::parse::NESTING_BUDGET`], growing the caller's when it is smaller; a file nested
+/// deeper is one `parse_error` finding.
+pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
+    stacker::maybe_grow(
+        crate::parse::NESTING_BUDGET + (16 << 20),
+        crate::STACK_SIZE,
+        || match check_nesting(text) {
+            Ok(()) => lint_checked(text, cx),
+            Err(unparsed) => vec![rules::unlinted(unparsed)],
+        },
+    )
+}
+
+/// Conservative stack cost, in bytes, of one level of each construct in an unoptimised build
+/// (parsing grows its own stack; the syntax tree's walks and its drop recurse as deep as it):
+/// a bracket or an indented block, a prefix operator, and any other token of a statement.
+const PER_GROUP: usize = 40 << 10;
+const PER_PREFIX: usize = 12 << 10;
+const PER_TOKEN: usize = 2 << 10;
+
+/// Checks with the lexer alone, before anything recurses into the file, that its deepest syntax
+/// tree fits in [`crate::parse::NESTING_BUDGET`]: depth comes from brackets and indented
+/// blocks, and from runs of tokens within one statement (`a + b + …`, `not not … x`).
+pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
+    use ruff_python_ast::token::TokenKind;
+
+    let mut lexer = ruff_python_parser::lexer::lex(text, ruff_python_parser::Mode::Module);
+    // For each open group: the cost of the path to it and the run so far.
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    loop {
+        let kind = lexer.next_token();
+        let (base, run) = stack.last_mut().expect("the file's level stays");
+        let weight = match kind {
+            TokenKind::EndOfFile => return Ok(()),
+            TokenKind::Newline | TokenKind::Comma | TokenKind::Semi => {
+                *run = 0;
+                continue;
+            }
+            TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace | TokenKind::Indent => {
+                let path = *base + *run + PER_GROUP;
+                if path > crate::parse::NESTING_BUDGET {
+                    break;
+                }
+                stack.push((path, 0));
+                continue;
+            }
+            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace | TokenKind::Dedent => {
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+                let (_, run) = stack.last_mut().expect("the file's level stays");
+                *run += PER_TOKEN;
+                continue;
+            }
+            TokenKind::Not
+            | TokenKind::Minus
+            | TokenKind::Plus
+            | TokenKind::Tilde
+            | TokenKind::Await
+            | TokenKind::Lambda
+            | TokenKind::Star
+            | TokenKind::DoubleStar => PER_PREFIX,
+            _ => PER_TOKEN,
+        };
+        *run += weight;
+        if *base + *run > crate::parse::NESTING_BUDGET {
+            break;
+        }
+    }
+    // The lexer tells kinds, not places: the whole file is what could not be linted.
+    Err(Unparsed {
+        span: 0..0,
+        message: "nesting too deep to lint".to_owned(),
+        label: "the syntax tree of this file is too deep".to_owned(),
+        help: format!(
+            "the file was not linted: its brackets, blocks or expression chains nest deeper \
+             than the {} MiB of stack the linter gives a file; split the expression, or \
+             exclude the file if it is generated",
+            crate::parse::NESTING_BUDGET >> 20
+        ),
+    })
+}
+
+fn lint_checked(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
+    match ruff_python_parser::parse_module(text) {
+        Ok(parsed) => rules::check(&checker::check(parsed.syntax(), text, cx), Language::Python),
+        Err(error) => {
+            let (start, end) = (
+                usize::from(error.location.start()),
+                usize::from(error.location.end()),
+            );
+            let label = match error.error {
+                ParseErrorType::Lexical(_) => "invalid token",
+                _ => "invalid syntax",
+            };
+            vec![rules::unlinted(Unparsed {
+                span: start..end.max(start),
+                message: format!("could not parse the file as Python: {}", error.error),
+                label: label.to_owned(),
+                help: "fix the syntax error; until then nothing in this file is checked".to_owned(),
+            })]
+        }
+    }
+}
+
+/// A Python file's classes and functions (`Encoder.forward`) and their spans, for the keys of
+/// baselines and fingerprints; none when the file does not parse.
+pub fn items(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    use ruff_python_ast::Stmt;
+    use ruff_python_ast::statement_visitor::{self, StatementVisitor};
+    use ruff_text_size::Ranged;
+
+    #[derive(Default)]
+    struct Items {
+        path: Vec<String>,
+        found: Vec<(std::ops::Range<usize>, String)>,
+    }
+    impl<'a> StatementVisitor<'a> for Items {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            let name = match stmt {
+                Stmt::FunctionDef(def) => def.name.as_str(),
+                Stmt::ClassDef(class) => class.name.as_str(),
+                _ => return statement_visitor::walk_stmt(self, stmt),
+            };
+            self.path.push(name.to_owned());
+            let range = usize::from(stmt.start())..usize::from(stmt.end());
+            self.found.push((range, self.path.join(".")));
+            statement_visitor::walk_stmt(self, stmt);
+            self.path.pop();
+        }
+    }
+    if check_nesting(text).is_err() {
+        return Vec::new();
+    }
+    stacker::maybe_grow(
+        crate::parse::NESTING_BUDGET + (16 << 20),
+        crate::STACK_SIZE,
+        || {
+            let Ok(parsed) = ruff_python_parser::parse_module(text) else {
+                return Vec::new();
+            };
+            let mut items = Items::default();
+            items.visit_body(&parsed.syntax().body);
+            items.found
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests;

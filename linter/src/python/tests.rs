@@ -1,0 +1,143 @@
+//! Resolution, entry points and limits of the Python checker, on small modules.
+
+use super::*;
+use crate::resolve::FileRole;
+
+/// `rule:line` of each finding of `source`, linted as a module of a package.
+fn findings_with(source: &str, role: FileRole, entry_points: &[String]) -> Vec<String> {
+    let cx = PyContext {
+        api: Api::python().expect("tables"),
+        role,
+        in_package: true,
+        module: "pkg.mod".to_owned(),
+        entry_points,
+    };
+    lint(source, &cx)
+        .iter()
+        .map(|f| {
+            let line = source[..f.span.start].matches('\n').count() + 1;
+            format!("{}:{line}", f.rule.name)
+        })
+        .collect()
+}
+
+fn findings(source: &str) -> Vec<String> {
+    findings_with(source, FileRole::Library, &[])
+}
+
+#[test]
+fn imports_are_followed_in_all_their_forms() {
+    let source = "\
+import torch as T
+from torch import cuda
+from torch.cuda import set_device as use
+import torch.cuda
+
+def a(): T.cuda.set_device(1)
+def b(): cuda.set_device(1)
+def c(): use(1)
+def d(): torch.cuda.set_device(1)
+def e():
+    import torch.cuda as tc
+    tc.set_device(1)
+";
+    assert_eq!(
+        findings(source),
+        [
+            "stray_set_device:6",
+            "stray_set_device:7",
+            "stray_set_device:8",
+            "stray_set_device:9",
+            "stray_set_device:12"
+        ]
+    );
+}
+
+#[test]
+fn the_projects_own_names_hide_the_librarys() {
+    let source = "\
+from torch.cuda import set_device
+from .dist import current_device
+
+def set_device(model, device):
+    return model.to(device)
+
+def a(m): set_device(m, 'cpu')
+def b(): return current_device()
+def c(torch): torch.cuda.set_device(0)
+";
+    assert_eq!(findings(source), Vec::<String>::new());
+}
+
+#[test]
+fn launched_configured_and_main_guarded_functions_are_entry_points() {
+    let source = "\
+import multiprocessing
+import torch
+import torch.multiprocessing as mp
+
+def worker(rank): torch.cuda.set_device(rank)
+def thread_worker(rank): torch.cuda.set_device(rank)
+def configured(rank): torch.cuda.set_device(rank)
+def helper(): torch.cuda.set_device(0)
+def library(): torch.cuda.set_device(0)
+def main():
+    helper()
+    mp.spawn(worker, nprocs=2)
+    multiprocessing.Process(target=thread_worker).start()
+
+if __name__ == '__main__':
+    main()
+";
+    let configured = ["pkg.mod.configured".to_owned()];
+    assert_eq!(
+        findings_with(source, FileRole::Library, &configured),
+        ["stray_set_device:9"]
+    );
+}
+
+#[test]
+fn scripts_and_tests_choose_their_devices() {
+    let source = "import torch\n\ndef f():\n    torch.cuda.set_device(1)\n    return torch.zeros(1, device='cuda:1')\n";
+    assert_eq!(findings(source).len(), 2);
+    for role in [FileRole::BinaryRoot, FileRole::EntryFile] {
+        assert_eq!(findings_with(source, role, &[]), Vec::<String>::new());
+    }
+    // A module with a main guard outside any package is a script.
+    let script = format!("{source}\nif __name__ == '__main__':\n    f()\n");
+    let cx = PyContext {
+        api: Api::python().expect("tables"),
+        role: FileRole::Library,
+        in_package: false,
+        module: "train".to_owned(),
+        entry_points: &[],
+    };
+    assert!(lint(&script, &cx).is_empty());
+}
+
+#[test]
+fn arguments_that_are_no_device_are_not_read_as_one() {
+    let source = "\
+import torch
+
+def f(x, df, model):
+    x.to(torch.float16)
+    x.to('cpu')
+    df.to_csv('a.csv')
+    with torch.autocast('cuda'):
+        pass
+    if x.device.type == 'cuda':
+        pass
+    model.to(x)
+    return torch.zeros(2, dtype=torch.float32, device='cpu')
+";
+    assert_eq!(findings(source), Vec::<String>::new());
+}
+
+#[test]
+fn files_nested_beyond_the_stack_are_reported_not_walked() {
+    let deep = format!("x = {}1{}\n", "(".repeat(100_000), ")".repeat(100_000));
+    assert_eq!(findings(&deep), ["parse_error:1"]);
+    let fine = format!("x = {}1{}\n", "(".repeat(1_000), ")".repeat(1_000));
+    assert!(check_nesting(&fine).is_ok());
+}
