@@ -1,5 +1,6 @@
-//! Configuration: `placement.toml` at the workspace root, or `[workspace.metadata.placement]`,
-//! and `[package.metadata.placement]` for one package; then the command line on top.
+//! Configuration: `placement.toml` at the workspace root, or `[tool.placement]` of its
+//! `pyproject.toml`, or `[workspace.metadata.placement]`, and `[package.metadata.placement]`
+//! for one package; then the command line on top.
 //!
 //! ```toml
 //! entry_points = ["my_crate::launch::init_rank"]
@@ -11,10 +12,14 @@
 //! [[api.item]]
 //! path = "my_crate::gpu::default_gpu"
 //! role = "implicit_device"
+//!
+//! [[python_api.item]]
+//! path = "my_lib.gpu.select"
+//! role = "set_current_device"
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -34,6 +39,10 @@ pub struct ConfigFile {
     exclude: Vec<String>,
     #[serde(default)]
     api: Table,
+    /// Entries for Python files, in the same format with Python's dotted names
+    /// (`[[python_api.item]] path = "mylib.gpu.pick"`).
+    #[serde(default)]
+    python_api: Table,
     /// Files larger than this are reported, not linted: `"10MiB"`, `"512KiB"` or bytes.
     #[serde(default)]
     max_file_size: Option<FileSize>,
@@ -144,6 +153,8 @@ pub struct Config {
     pub entry_points: Vec<String>,
     pub exclude: GlobSet,
     pub api: Api,
+    /// The tables for Python files, with the configuration's `python_api` entries.
+    pub python_api: Api,
     pub max_file_size: FileSize,
     /// Where the workspace configuration came from, for messages.
     pub source: Option<String>,
@@ -180,12 +191,14 @@ impl Config {
         let max_file_size = file.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
         let mut globs = GlobSetBuilder::new();
         let mut api_table = std::mem::take(&mut file.api);
+        let mut python_table = std::mem::take(&mut file.python_api);
         let mut entry_points = std::mem::take(&mut file.entry_points);
         let mut package_levels = HashMap::new();
         add_globs(&mut globs, &source_name, &file.exclude)?;
         for (package, source, package_file) in packages {
             check_names(&source, &package_file.levels);
             api_table.extend(package_file.api);
+            python_table.extend(package_file.python_api);
             entry_points.extend(package_file.entry_points);
             add_globs(&mut globs, &source, &package_file.exclude)?;
             package_levels.insert(package, package_file.levels.into_iter().collect());
@@ -194,6 +207,8 @@ impl Config {
             .build()
             .map_err(|err| ConfigError::new(&source_name, err))?;
         let api = Api::new(api_table).map_err(|err| ConfigError::new(&source_name, err))?;
+        let python_api =
+            Api::python(python_table).map_err(|err| ConfigError::new(&source_name, err))?;
         for (name, _) in &cli.levels {
             if rules::find(name).is_none() {
                 warnings.push(format!(
@@ -209,6 +224,7 @@ impl Config {
             entry_points,
             exclude,
             api,
+            python_api,
             max_file_size,
             source,
             warnings,
@@ -242,26 +258,67 @@ impl Config {
     }
 }
 
+/// The `[tool.placement]` table of a `pyproject.toml`, if it has one.
+fn tool_table(path: &Path, text: &str) -> Result<Option<toml::Value>, ConfigError> {
+    let name = path.display().to_string();
+    let document: toml::Table =
+        toml::from_str(text).map_err(|err| ConfigError::new(&name, err.to_string().trim_end()))?;
+    Ok(document
+        .get("tool")
+        .and_then(|tool| tool.get("placement"))
+        .cloned())
+}
+
+/// Whether a `pyproject.toml` configures the linter (`[tool.placement]`); one that mentions it
+/// but does not parse counts too, so that its error is reported rather than the file skipped.
+pub fn configures(pyproject: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(pyproject) else {
+        return false;
+    };
+    text.contains("placement") && tool_table(pyproject, &text).map_or(true, |table| table.is_some())
+}
+
+/// Reads a configuration file: a `placement.toml` (or any file given with `--config`), or the
+/// `[tool.placement]` table of a `pyproject.toml`.
+pub fn read_file(path: &Path) -> Result<Option<(String, ConfigFile)>, ConfigError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| ConfigError::new(&name, format!("cannot read it: {err}")))?;
+    if path
+        .file_name()
+        .is_some_and(|file| file == "pyproject.toml")
+    {
+        let name = format!("[tool.placement] of {name}");
+        return match tool_table(path, &text)? {
+            Some(table) => ConfigFile::deserialize(table)
+                .map(|file| Some((name.clone(), file)))
+                .map_err(|err| ConfigError::new(&name, err.to_string().trim_end())),
+            None => Ok(None),
+        };
+    }
+    ConfigFile::from_toml(&name, &text).map(|file| Some((name, file)))
+}
+
 /// The workspace configuration source: `--config FILE`, else `placement.toml` in `root`, else
-/// `[workspace.metadata.placement]` of the root's manifest (`metadata` is its
-/// `[workspace.metadata]`).
+/// `[tool.placement]` of its `pyproject.toml`, else `[workspace.metadata.placement]` of the
+/// root's manifest (`metadata` is its `[workspace.metadata]`).
 pub fn load_workspace(
     explicit: Option<&Path>,
     root: &Path,
     metadata: Option<&toml::Value>,
 ) -> Result<Option<(String, ConfigFile)>, ConfigError> {
-    let read = |path: PathBuf| -> Result<Option<(String, ConfigFile)>, ConfigError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|err| ConfigError::new(&name, format!("cannot read it: {err}")))?;
-        ConfigFile::from_toml(&name, &text).map(|file| Some((name, file)))
-    };
     if let Some(path) = explicit {
-        return read(path.to_path_buf());
+        return read_file(path);
     }
     let default = root.join("placement.toml");
     if default.is_file() {
-        return read(default);
+        return read_file(&default);
+    }
+    let pyproject = root.join("pyproject.toml");
+    if pyproject.is_file()
+        && let Some(found) = read_file(&pyproject)?
+    {
+        return Ok(Some(found));
     }
     match metadata.and_then(|value| value.get("placement")) {
         Some(value) => {

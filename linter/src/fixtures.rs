@@ -23,9 +23,9 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         _ => FileRole::Library,
     };
     if path.extension().is_some_and(|ext| ext == "py") {
-        let api = crate::api::Api::python().expect("built-in tables");
+        let api = crate::api::Api::python(Default::default()).expect("built-in tables");
         let cx = crate::python::PyContext {
-            api,
+            api: &api,
             role,
             in_package: true,
             module: "fixture".to_owned(),

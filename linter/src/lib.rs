@@ -562,12 +562,8 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
     };
     let (text, findings) = match parse::decode(bytes) {
         Ok(text) if unit.language == Language::Python => {
-            let api = match api::Api::python() {
-                Ok(api) => api,
-                Err(err) => return (None, vec![format!("{err}; {} not linted", unit.relative)]),
-            };
             let cx = python::PyContext {
-                api,
+                api: &config.python_api,
                 role: unit.role,
                 in_package: unit
                     .path

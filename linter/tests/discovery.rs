@@ -480,7 +480,10 @@ fn python_projects_are_linted_as_python_tools_find_their_files() {
                 "run.py",
                 &format!("{STRAY}\nif __name__ == '__main__':\n    f()\n"),
             ),
-            ("placement.toml", "entry_points = [\"pkg.init.f\"]\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"pkg\"\n\n[tool.placement]\nentry_points = [\"pkg.init.f\"]\n\n[tool.placement.levels]\nstray_set_device = \"deny\"\n",
+            ),
         ],
     );
     let output = short(dir.path(), &[]);
@@ -490,8 +493,32 @@ fn python_projects_are_linted_as_python_tools_find_their_files() {
         "{}",
         stderr(&output)
     );
-    assert!(stdout(&output).contains("warning[stray_set_device]"));
-    // Named on the command line, an ignored file is linted.
+    assert!(stdout(&output).contains("error[stray_set_device]"));
+    assert_eq!(output.status.code(), Some(1));
+    // Named on the command line, an ignored file is linted, as part of its project.
     let output = short(&dir.path().join("generated/gen.py"), &[]);
-    assert_eq!(places(&output), ["gen.py:4:5"], "{}", stderr(&output));
+    assert_eq!(
+        places(&output),
+        ["generated/gen.py:4:5"],
+        "{}",
+        stderr(&output)
+    );
+    let output = short(&dir.path().join("src/pkg"), &[]);
+    assert_eq!(
+        places(&output),
+        ["src/pkg/launch.py:4:5"],
+        "{}",
+        stderr(&output)
+    );
+
+    // A bad key is an error that names the table and the key.
+    let pyproject = dir.path().join("pyproject.toml");
+    std::fs::write(&pyproject, "[tool.placement]\nentry_point = []\n").unwrap();
+    let output = short(dir.path(), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("[tool.placement] of") && err.contains("entry_point"),
+        "{err}"
+    );
 }

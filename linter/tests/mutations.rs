@@ -176,8 +176,9 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
     let krate = CrateContext::default();
     let linted = catch_unwind(AssertUnwindSafe(|| {
         if language == Language::Python {
+            let api = Api::python(Default::default()).expect("tables");
             let cx = PyContext {
-                api: Api::python().expect("tables"),
+                api: &api,
                 role: FileRole::Library,
                 in_package: true,
                 module: "fuzzed".to_owned(),

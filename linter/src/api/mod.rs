@@ -526,26 +526,32 @@ impl Api {
         Ok(api)
     }
 
-    /// The tables for Python files, with dotted names stored as `::` paths (`torch::cuda::set_device`),
-    /// as the Python checker resolves them.
-    pub fn python() -> Result<&'static Api, String> {
+    /// The tables for Python files plus `extra` (from configuration), with dotted names stored
+    /// as `::` paths (`torch::cuda::set_device`), as the Python checker resolves them.
+    pub fn python(extra: Table) -> Result<Api, String> {
+        fn dotted(mut table: Table) -> Table {
+            for entry in table.item.iter_mut().chain(&mut table.method) {
+                entry.path = entry.path.as_ref().map(|path| path.replace('.', "::"));
+                for ty in &mut entry.on {
+                    *ty = ty.replace('.', "::");
+                }
+            }
+            table
+        }
+        // Read once per process: every configuration starts from them.
         static PYTHON_API: std::sync::LazyLock<Result<Api, String>> =
             std::sync::LazyLock::new(|| {
                 let mut api = Api::default();
                 for (name, text) in BUILT_IN_PYTHON {
-                    let mut table: Table = toml::from_str(text)
+                    let table: Table = toml::from_str(text)
                         .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
-                    for entry in table.item.iter_mut().chain(&mut table.method) {
-                        entry.path = entry.path.as_ref().map(|path| path.replace('.', "::"));
-                        for ty in &mut entry.on {
-                            *ty = ty.replace('.', "::");
-                        }
-                    }
-                    api.add(table, name, true)?;
+                    api.add(dotted(table), name, true)?;
                 }
                 Ok(api)
             });
-        PYTHON_API.as_ref().map_err(Clone::clone)
+        let mut api = PYTHON_API.clone()?;
+        api.add(dotted(extra), "configuration's Python", false)?;
+        Ok(api)
     }
 
     /// Adds a table's entries, each checked against what its role needs; a bad entry is an

@@ -223,13 +223,18 @@ fn nearest_manifest(dir: &Path) -> Option<PathBuf> {
         .find(|manifest| manifest.is_file())
 }
 
-/// The nearest `placement.toml` at or above `dir`, up to the repository's root: the
-/// configuration of files that belong to no workspace.
+/// The nearest `placement.toml`, or `pyproject.toml` with a `[tool.placement]` table, at or
+/// above `dir`, up to the repository's root: the configuration of files that belong to no
+/// workspace (a Python project's, most often).
 fn nearest_config(dir: &Path) -> Option<PathBuf> {
     for ancestor in dir.ancestors() {
         let candidate = ancestor.join("placement.toml");
         if candidate.is_file() {
             return Some(candidate);
+        }
+        let pyproject = ancestor.join("pyproject.toml");
+        if pyproject.is_file() && config::configures(&pyproject) {
+            return Some(pyproject);
         }
         if ancestor.join(".git").exists() {
             break;
@@ -331,21 +336,31 @@ impl Discovery<'_> {
         Ok(self.pending.len() - 1)
     }
 
-    /// A folder without a workspace: its configuration is the nearest `placement.toml`.
+    /// A folder without a workspace: its configuration is the nearest `placement.toml` or
+    /// configuring `pyproject.toml`, whose folder is the root (as a Python project's root is
+    /// where its `pyproject.toml` is); without one, the folder is its own root.
     fn plain(&mut self, dir: &Path) -> Result<usize, DiscoverError> {
-        if let Some(index) = self.pending.iter().position(|p| p.root == dir) {
+        let found = match &self.options.config_file {
+            Some(_) => None,
+            None => nearest_config(dir),
+        };
+        let root = found
+            .as_deref()
+            .and_then(Path::parent)
+            .unwrap_or(dir)
+            .to_path_buf();
+        if let Some(index) = self.pending.iter().position(|p| p.root == root) {
             return Ok(index);
         }
-        let config = match &self.options.config_file {
-            Some(file) => config::load_workspace(Some(file), dir, None)?,
-            None => match nearest_config(dir) {
-                Some(file) => config::load_workspace(Some(&file), dir, None)?,
-                None => None,
-            },
+        let config = match (&self.options.config_file, &found) {
+            (Some(file), _) | (None, Some(file)) => {
+                config::load_workspace(Some(file), &root, None)?
+            }
+            (None, None) => None,
         };
         let exclude = exclude_globs(&config)?;
         self.pending.push(Pending {
-            root: dir.to_path_buf(),
+            root,
             manifest: None,
             members: Vec::new(),
             config,

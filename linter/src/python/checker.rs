@@ -733,6 +733,16 @@ impl<'a> Checker<'a, '_> {
                     Role::SetCurrentDevice | Role::ImplicitDevice { .. } => {
                         self.api_event(entry, path, range(&*call.func), false);
                     }
+                    // A configured constructor of a device from an ordinal.
+                    Role::ExplicitDevice { ordinal, .. } => {
+                        if let Some(value) = call.arguments.find_positional(ordinal)
+                            && let Some(number) = integer(value)
+                        {
+                            let shown = self.source(&span).to_owned();
+                            self.device_use(span.clone());
+                            self.ordinal(number, shown, range(value));
+                        }
+                    }
                     Role::SetEnvVar => {
                         if let Some(variable) = call.arguments.find_positional(0).and_then(string) {
                             self.set_env(variable.to_owned(), span.clone());

@@ -5,8 +5,9 @@ use crate::resolve::FileRole;
 
 /// `rule:line` of each finding of `source`, linted as a module of a package.
 fn findings_with(source: &str, role: FileRole, entry_points: &[String]) -> Vec<String> {
+    let api = Api::python(Default::default()).expect("tables");
     let cx = PyContext {
-        api: Api::python().expect("tables"),
+        api: &api,
         role,
         in_package: true,
         module: "pkg.mod".to_owned(),
@@ -105,8 +106,9 @@ fn scripts_and_tests_choose_their_devices() {
     }
     // A module with a main guard outside any package is a script.
     let script = format!("{source}\nif __name__ == '__main__':\n    f()\n");
+    let api = Api::python(Default::default()).expect("tables");
     let cx = PyContext {
-        api: Api::python().expect("tables"),
+        api: &api,
         role: FileRole::Library,
         in_package: false,
         module: "train".to_owned(),
@@ -140,4 +142,44 @@ fn files_nested_beyond_the_stack_are_reported_not_walked() {
     assert_eq!(findings(&deep), ["parse_error:1"]);
     let fine = format!("x = {}1{}\n", "(".repeat(1_000), ")".repeat(1_000));
     assert!(check_nesting(&fine).is_ok());
+}
+
+#[test]
+fn configured_python_entries_are_followed_like_torchs() {
+    let extra = toml::from_str(
+        "[[item]]\npath = \"mylib.gpu.select\"\nrole = \"set_current_device\"\n\n\
+         [[item]]\npath = \"mylib.gpu.Device\"\nrole = \"explicit_device\"\nordinal = 0\n\n\
+         [[item]]\npath = \"mylib.launch.run\"\nrole = \"spawn_thread\"\nclosure = 0\n",
+    )
+    .expect("table");
+    let api = Api::python(extra).expect("tables");
+    let cx = PyContext {
+        api: &api,
+        role: FileRole::Library,
+        in_package: true,
+        module: "pkg.mod".to_owned(),
+        entry_points: &[],
+    };
+    let source = "\
+from mylib import gpu
+from mylib.launch import run
+
+def a(): gpu.select(1)
+def b(): return gpu.Device(2)
+def worker(rank): gpu.select(rank)
+def main(): run(worker)
+";
+    let found: Vec<String> = lint(source, &cx)
+        .iter()
+        .map(|f| format!("{}:{}", f.rule.name, &source[f.span.clone()]))
+        .collect();
+    assert_eq!(found, ["stray_set_device:gpu.select", "hardcoded_device:2"]);
+    // An entry without what its role needs names the table and the entry.
+    let bad = toml::from_str("[[item]]\npath = \"mylib.gpu.Device\"\nrole = \"explicit_device\"\n")
+        .expect("table");
+    let err = Api::python(bad).expect_err("no ordinal");
+    assert!(
+        err.contains("Python") && err.contains("mylib::gpu::Device") && err.contains("ordinal"),
+        "{err}"
+    );
 }
