@@ -1,0 +1,384 @@
+//! The command line, shared by the two binaries: `cargo-placement` (run by cargo as `cargo
+//! placement`) and `placement` (the same linter under the name Python users install with pip).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use cargo_placement::config::CliLevels;
+use cargo_placement::discover::{Options, discover};
+use cargo_placement::report::{self, MessageFormat, human::Style};
+use cargo_placement::rules::{self, Level, RULES};
+
+/// Lints device placement in Rust tensor programs (candle, tch, burn, cudarc, placement).
+///
+/// Exit status: 0 when nothing is at `deny` level, 1 when something is, 2 when the run itself
+/// failed (bad arguments, configuration or paths, nothing to lint, or a file that a bug of the
+/// linter stopped).
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-placement",
+    bin_name = "cargo placement",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Folders or files to lint, each with the configuration of the workspace around it
+    /// [default: .]
+    paths: Vec<PathBuf>,
+
+    /// How to print findings.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    message_format: MessageFormat,
+
+    /// Do not report RULE.
+    #[arg(short = 'A', long = "allow", value_name = "RULE")]
+    allow: Vec<String>,
+
+    /// Report RULE as a warning.
+    #[arg(short = 'W', long = "warn", value_name = "RULE")]
+    warn: Vec<String>,
+
+    /// Report RULE as an error (exit status 1); `-D warnings` for every rule at `warn`.
+    #[arg(short = 'D', long = "deny", value_name = "RULE")]
+    deny: Vec<String>,
+
+    /// Configuration file [default: placement.toml or [workspace.metadata.placement]]
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// When to use colours in human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto, env = "CARGO_TERM_COLOR")]
+    color: Color,
+
+    /// Write the report to FILE instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Report only findings that the baseline FILE does not record.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+
+    /// Record every finding in FILE, to adopt the linter on an existing codebase.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+
+    /// Print how many findings each rule made.
+    #[arg(long)]
+    statistics: bool,
+
+    /// Run `cargo check` (or clippy) with JSON output first and forward its messages, so that one
+    /// command serves rust-analyzer's `check.overrideCommand`. This builds the project.
+    #[arg(long, value_enum, value_name = "COMMAND")]
+    with_check: Option<CheckCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the documentation of a rule.
+    Explain {
+        /// The rule, e.g. `stray_set_device`.
+        rule: String,
+    },
+    /// List the rules with their default levels.
+    Rules,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CheckCommand {
+    Check,
+    Clippy,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `-A/-W/-D` in command-line order, so that later ones win as with rustc.
+fn cli_levels(cli: &Cli, matches: &ArgMatches) -> CliLevels {
+    let mut ordered = Vec::new();
+    for (id, level, values) in [
+        ("allow", Level::Allow, &cli.allow),
+        ("warn", Level::Warn, &cli.warn),
+        ("deny", Level::Deny, &cli.deny),
+    ] {
+        let indices = matches.indices_of(id).into_iter().flatten();
+        ordered.extend(
+            indices
+                .zip(values)
+                .map(|(index, rule)| (index, rule.clone(), level)),
+        );
+    }
+    ordered.sort_by_key(|(index, ..)| *index);
+    let deny_warnings = ordered
+        .iter()
+        .any(|(_, rule, level)| rule == "warnings" && *level == Level::Deny);
+    let levels = ordered
+        .into_iter()
+        .filter(|(_, rule, _)| rule != "warnings")
+        .map(|(_, rule, level)| (rule, level))
+        .collect();
+    CliLevels {
+        levels,
+        deny_warnings,
+    }
+}
+
+fn explain(rule: &str) -> ExitCode {
+    match rules::find(rule) {
+        Some(rule) => {
+            println!(
+                "# {} (default: {})\n\n{}",
+                rule.name,
+                rule.default_level,
+                rule.documentation().trim_end()
+            );
+            ExitCode::SUCCESS
+        }
+        None => {
+            let names: Vec<_> = RULES.iter().map(|rule| rule.name).collect();
+            eprintln!(
+                "error: no rule named `{rule}`; the rules are: {}",
+                names.join(", ")
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn list_rules() -> ExitCode {
+    let width = RULES.iter().map(|rule| rule.name.len()).max().unwrap_or(0);
+    for rule in RULES {
+        println!(
+            "{:width$}  {:5}  {}",
+            rule.name,
+            rule.default_level.to_string(),
+            rule.summary()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// Runs `cargo check` or `cargo clippy` with JSON messages in `dir`, returning its lines (less
+/// its `build-finished`) and whether it succeeded.
+fn run_check(command: CheckCommand, dir: &std::path::Path) -> Result<(String, bool), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let name = match command {
+        CheckCommand::Check => "check",
+        CheckCommand::Clippy => "clippy",
+    };
+    let output = std::process::Command::new(&cargo)
+        .args([
+            name,
+            "--workspace",
+            "--all-targets",
+            "--message-format=json-diagnostic-rendered-ansi",
+        ])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|err| format!("cannot run `cargo {name}`: {err}"))?;
+    let mut lines = String::new();
+    let mut success = output.status.success();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(value) if value["reason"] == "build-finished" => success &= value["success"] == true,
+            _ => {
+                lines.push_str(line);
+                lines.push('\n');
+            }
+        }
+    }
+    Ok((lines, success))
+}
+
+/// `rule: count`, most first.
+fn statistics(outcome: &cargo_placement::Outcome) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for diagnostic in outcome.files.iter().flat_map(|file| &file.diagnostics) {
+        match counts
+            .iter_mut()
+            .find(|(rule, _)| *rule == diagnostic.finding.rule.name)
+        {
+            Some((_, count)) => *count += 1,
+            None => counts.push((diagnostic.finding.rule.name, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts
+        .iter()
+        .map(|(rule, count)| format!("{count:>6}  {rule}\n"))
+        .collect()
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// The arguments, less the subcommand name that cargo inserts when it runs us as `cargo
+/// placement` (it sets `$CARGO` for its subcommands, as for `cargo run`): run directly,
+/// `cargo-placement placement` lints a folder named `placement`.
+fn arguments(subcommand: bool) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<_> = std::env::args_os().collect();
+    let by_cargo = subcommand && std::env::var_os("CARGO").is_some();
+    if by_cargo && args.get(1).is_some_and(|arg| arg == "placement") {
+        args.remove(1);
+    }
+    args
+}
+
+/// Writes the report; a reader that went away (`| head`) ends the run quietly, as with other
+/// command-line tools.
+fn emit(out: &str, output: Option<&std::path::Path>) -> Result<(), String> {
+    match output {
+        Some(file) => std::fs::write(file, out)
+            .map_err(|err| format!("cannot write the report to {}: {err}", file.display())),
+        None => match std::io::stdout().lock().write_all(out.as_bytes()) {
+            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(format!("cannot write the report: {err}"))
+            }
+            _ => Ok(()),
+        },
+    }
+}
+
+/// Runs the linter as `cargo placement` (`subcommand`, run by cargo) or as `placement`.
+pub(crate) fn main(subcommand: bool) -> ExitCode {
+    let bin_name = match subcommand {
+        true => "cargo placement",
+        false => "placement",
+    };
+    let matches = Cli::command()
+        .bin_name(bin_name)
+        .get_matches_from(arguments(subcommand));
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
+    match &cli.command {
+        Some(Command::Explain { rule }) => return explain(rule),
+        Some(Command::Rules) => return list_rules(),
+        None => {}
+    }
+    let terminal = std::io::stdout().is_terminal();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    let style = Style {
+        color: match cli.color {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => terminal && !no_color,
+        },
+        links: terminal,
+        width: 100,
+    };
+    let paths = if cli.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        cli.paths.clone()
+    };
+    let json = matches!(
+        cli.message_format,
+        MessageFormat::Json | MessageFormat::JsonRenderedAnsi
+    );
+    if cli.with_check.is_some() && !json {
+        return fail(
+            "--with-check forwards cargo's JSON messages: use it with --message-format json",
+        );
+    }
+    let options = Options {
+        config_file: cli.config.clone(),
+        cli: cli_levels(&cli, &matches),
+    };
+    let session = match discover(&paths, &options) {
+        Ok(session) => session,
+        Err(err) => return fail(err),
+    };
+    for note in &session.notes {
+        eprintln!("note: {note}");
+    }
+    if session.files.is_empty() {
+        return fail(session.why_empty());
+    }
+    let mut out = String::new();
+    let mut check_ok = true;
+    if let Some(command) = cli.with_check {
+        match run_check(command, &session.root) {
+            Ok((lines, ok)) => {
+                out.push_str(&lines);
+                check_ok = ok;
+            }
+            Err(err) => return fail(err),
+        }
+    }
+    let progress = if std::io::stderr().is_terminal() && session.files.len() > 200 {
+        indicatif::ProgressBar::new(session.files.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} linting {pos}/{len} files {wide_bar}")
+            .expect("a valid template"),
+    );
+    let mut outcome = cargo_placement::lint(session, &|| progress.inc(1));
+    progress.finish_and_clear();
+    if let Some(file) = &cli.baseline {
+        match cargo_placement::baseline::Baseline::load(file) {
+            Ok(baseline) => outcome.baselined = baseline.apply(&mut outcome),
+            Err(err) => return fail(err),
+        }
+    }
+    for warning in &outcome.warnings {
+        eprintln!("warning: {warning}");
+    }
+    match cli.message_format {
+        MessageFormat::Human => report::human::write(&outcome, style, &mut out),
+        MessageFormat::Json => report::json::write(&outcome, false, &mut out),
+        MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut out),
+        MessageFormat::Short => report::short::write(&outcome, &mut out),
+        MessageFormat::Github => report::github::write(&outcome, &mut out),
+        MessageFormat::Sarif => report::sarif::write(&outcome, &mut out),
+    }
+    let mut code = outcome.exit_code();
+    if json {
+        out.push_str(&report::json::finished(check_ok && code == 0));
+    }
+    if cli.statistics {
+        let counts = statistics(&outcome);
+        if !cli.message_format.is_machine() && cli.output.is_none() {
+            out.push_str(&counts);
+        } else {
+            eprint!("{counts}");
+        }
+    }
+    // Recording a baseline is how a codebase adopts the linter: it succeeds whatever it
+    // recorded, and says what that was.
+    if let Some(file) = &cli.write_baseline {
+        match cargo_placement::baseline::write(&outcome, file) {
+            Ok(count) => {
+                eprintln!(
+                    "recorded {count} finding(s) in the baseline {}; later runs with \
+                     `--baseline {}` report only new ones",
+                    file.display(),
+                    file.display()
+                );
+                if outcome.internal_errors.is_empty() {
+                    code = 0;
+                }
+            }
+            Err(err) => return fail(err),
+        }
+    }
+    if let Err(err) = emit(&out, cli.output.as_deref()) {
+        return fail(err);
+    }
+    ExitCode::from(code)
+}
