@@ -37,6 +37,13 @@ const COMBINING: &[&str] = &[
     "matmul", "mm", "bmm", "add", "sub", "mul", "div", "dot", "cat", "concat", "stack",
 ];
 
+/// Calls that return a device type without an index, which means the current device where a
+/// device goes (as `"cuda"` does), and a device type elsewhere.
+const CURRENT_DEVICE_VALUES: &[&str] = &["torch.accelerator.current_accelerator"];
+
+/// Calls whose `device=` is a device type (`"cuda"`), not a device.
+const DEVICE_TYPE_APIS: &[&str] = &["GradScaler", "get_autocast_dtype", "is_autocast_enabled"];
+
 /// Calls that report a value to a person: passing the chosen device to one looks at it.
 const REPORTING: &[&str] = &[
     "print",
@@ -61,7 +68,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
     let program = match cx.role {
         FileRole::BinaryRoot | FileRole::EntryFile => true,
         FileRole::Library | FileRole::BinaryModule => {
-            entries.main_guard.is_some() && !cx.in_package
+            !cx.in_package && (entries.main_guard.is_some() || does_work(&module.body))
         }
     };
     let mut checker = Checker {
@@ -77,6 +84,8 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         flow: Flow::default(),
         loops: Vec::new(),
         bound_fallbacks: HashSet::new(),
+        file_pending: HashMap::new(),
+        looking: 0,
         events: Vec::new(),
     };
     for stmt in &module.body {
@@ -302,6 +311,21 @@ fn root(expr: &Expr) -> Option<&str> {
     }
 }
 
+/// Whether a module's top level does work when it runs (calls something, loops), as a script
+/// without a main guard does, rather than only defining names.
+fn does_work(body: &[Stmt]) -> bool {
+    body.iter().any(|stmt| match stmt {
+        Stmt::Expr(expr) => !matches!(&*expr.value, Expr::StringLiteral(_)),
+        Stmt::For(_) | Stmt::While(_) | Stmt::With(_) => true,
+        Stmt::If(s) => {
+            !is_main_guard(&s.test)
+                && (does_work(&s.body) || s.elif_else_clauses.iter().any(|c| does_work(&c.body)))
+        }
+        Stmt::Try(s) => does_work(&s.body),
+        _ => false,
+    })
+}
+
 fn is_main_guard(test: &Expr) -> bool {
     let Expr::Compare(compare) = test else {
         return false;
@@ -464,6 +488,32 @@ struct Flow {
     facts: HashMap<String, Fact>,
     /// Names bound to a device chosen by an availability check, with that check.
     fallbacks: Vec<(String, String, Range<usize>)>,
+    /// Names bound to a device string whose meaning depends on its use (`device = "cuda"` is a
+    /// device in `.to(device)`, a device type in `getattr(torch, device)`).
+    pending: HashMap<String, Pending>,
+    /// Names bound to a string literal, for `getattr(torch, name)`.
+    strings: HashMap<String, String>,
+    /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
+    aliases: HashMap<String, String>,
+}
+
+/// A device string bound to a name, reported where it first reaches a device position.
+#[derive(Clone, Debug)]
+struct Pending {
+    choice: Choice,
+    shown: String,
+    span: Range<usize>,
+    in_entry: bool,
+    reported: bool,
+}
+
+/// What a device string chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    /// `"cuda"`: whatever device is current when it is used.
+    Current,
+    /// `"cuda:N"`.
+    Ordinal(u64),
 }
 
 /// A loop being walked.
@@ -493,6 +543,11 @@ struct Checker<'a, 't> {
     loops: Vec<Loop>,
     /// Where the availability checks of choices bound to names start.
     bound_fallbacks: HashSet<usize>,
+    /// Device strings bound to attributes (`self.map_location = "cuda"`) and module-level
+    /// names, which other functions of the file use.
+    file_pending: HashMap<String, Pending>,
+    /// Inside something that looks at a value (a comparison, an assertion, a report).
+    looking: usize,
     events: Vec<Event<'a>>,
 }
 
@@ -500,6 +555,9 @@ impl<'a> Checker<'a, '_> {
     /// The dotted path an expression names through imports, when it names a library's item.
     fn resolve(&self, expr: &Expr) -> Option<String> {
         match expr {
+            Expr::Name(name) if self.flow.aliases.contains_key(name.id.as_str()) => {
+                self.flow.aliases.get(name.id.as_str()).cloned()
+            }
             Expr::Name(name) => self
                 .scopes
                 .iter()
@@ -507,6 +565,20 @@ impl<'a> Checker<'a, '_> {
                 .find_map(|scope| scope.lookup(name.id.as_str()))
                 .flatten()
                 .map(str::to_owned),
+            // `getattr(torch, "cuda")`, also with the name in a local string.
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
+                    && call.arguments.args.len() == 2 =>
+            {
+                let attribute = match &call.arguments.args[1] {
+                    Expr::Name(name) => self.flow.strings.get(name.id.as_str())?.clone(),
+                    other => string(other)?.to_owned(),
+                };
+                Some(format!(
+                    "{}.{attribute}",
+                    self.resolve(&call.arguments.args[0])?
+                ))
+            }
             Expr::Attribute(attribute) => Some(format!(
                 "{}.{}",
                 self.resolve(&attribute.value)?,
@@ -547,55 +619,110 @@ impl<'a> Checker<'a, '_> {
         });
     }
 
-    /// A GPU named by a literal ordinal, written as `shown`.
-    fn ordinal(&mut self, ordinal: u64, shown: String, span: Range<usize>) {
-        self.events.push(Event::DeviceString {
-            ordinal: u128::from(ordinal),
-            shown,
-            span,
-            in_entry_point: self.in_entry,
-            chooser: None,
-        });
+    /// Reports a device chosen by a string or an ordinal, from where it was written.
+    fn chosen(&mut self, choice: Choice, shown: String, span: Range<usize>, in_entry: bool) {
+        self.device_use(span.clone());
+        let event = match choice {
+            Choice::Current => Event::CurrentDevice {
+                shown,
+                span,
+                in_entry_point: in_entry,
+                in_program: self.program,
+            },
+            Choice::Ordinal(ordinal) => Event::DeviceString {
+                ordinal: u128::from(ordinal),
+                shown,
+                span,
+                in_entry_point: in_entry,
+                chooser: None,
+            },
+        };
+        self.events.push(event);
     }
 
-    fn current(&mut self, shown: String, span: Range<usize>) {
-        self.events.push(Event::CurrentDevice {
-            shown,
-            span,
-            in_entry_point: self.in_entry,
-            in_program: self.program,
-        });
+    /// The device string a literal, or a conditional with one in a branch
+    /// (`"cuda" if torch.cuda.is_available() else "cpu"`), or a `getattr` default, chooses.
+    fn device_literal(&self, value: &Expr) -> Option<(Choice, String, Range<usize>)> {
+        match value {
+            Expr::StringLiteral(s) => {
+                let text = s.value.to_str();
+                let choice = match text {
+                    "cuda" => Choice::Current,
+                    _ => match device_string::parse(text)? {
+                        Named::Cuda(ordinal) => Choice::Ordinal(u64::from(ordinal)),
+                        Named::Cpu => return None,
+                    },
+                };
+                Some((choice, format!("\"{text}\""), range(value)))
+            }
+            Expr::If(choice) => self
+                .device_literal(&choice.body)
+                .or_else(|| self.device_literal(&choice.orelse)),
+            // A device type without an index, like `"cuda"`.
+            Expr::Call(call)
+                if self
+                    .resolve(&call.func)
+                    .is_some_and(|path| CURRENT_DEVICE_VALUES.contains(&path.as_str())) =>
+            {
+                Some((
+                    Choice::Current,
+                    self.source(&range(value)).to_owned(),
+                    range(value),
+                ))
+            }
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
+                    && call.arguments.args.len() == 3 =>
+            {
+                self.device_literal(&call.arguments.args[2])
+            }
+            _ => None,
+        }
     }
 
-    /// A value where a device goes: a device string or an integer ordinal. What it names, if
-    /// anything is known.
+    /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `torch.device(...)`):
+    /// a device string, a conditional or default holding one, an integer ordinal, or a name
+    /// bound to a device string earlier. What it names, if anything is known.
     fn device_argument(
         &mut self,
         value: &Expr,
         shown_int: impl FnOnce(u64) -> String,
     ) -> Option<String> {
-        let span = range(value);
-        if let Some(text) = string(value) {
-            if text == "cuda" {
-                self.device_use(span.clone());
-                self.current(format!("\"{text}\""), span);
-                return Some("cuda".to_owned());
-            }
-            return match device_string::parse(text)? {
-                Named::Cpu => Some("cpu".to_owned()),
-                Named::Cuda(ordinal) => {
-                    self.device_use(span.clone());
-                    self.ordinal(u64::from(ordinal), format!("\"{text}\""), span);
-                    Some(format!("cuda:{ordinal}"))
-                }
+        if let Some((choice, shown, span)) = self.device_literal(value) {
+            self.chosen(choice, shown, span, self.in_entry);
+            return Some(match choice {
+                Choice::Current => "cuda".to_owned(),
+                Choice::Ordinal(ordinal) => format!("cuda:{ordinal}"),
+            });
+        }
+        if let Some(name) = dotted(value) {
+            let pending = match self.flow.pending.get_mut(&name) {
+                Some(pending) => Some(pending),
+                None => self.file_pending.get_mut(&name),
             };
+            if let Some(pending) = pending.filter(|p| !p.reported) {
+                pending.reported = true;
+                let pending = pending.clone();
+                self.chosen(
+                    pending.choice,
+                    pending.shown,
+                    pending.span,
+                    pending.in_entry,
+                );
+            }
+            return None;
         }
         if let Expr::BooleanLiteral(_) = value {
             return None;
         }
         let ordinal = integer(value)?;
-        self.device_use(span.clone());
-        self.ordinal(ordinal, shown_int(ordinal), span);
+        let span = range(value);
+        self.chosen(
+            Choice::Ordinal(ordinal),
+            shown_int(ordinal),
+            span,
+            self.in_entry,
+        );
         Some(format!("cuda:{ordinal}"))
     }
 
@@ -730,7 +857,10 @@ impl<'a> Checker<'a, '_> {
                 return;
             } else if let Some(entry) = self.item(path) {
                 match entry.role {
-                    Role::SetCurrentDevice | Role::ImplicitDevice { .. } => {
+                    Role::SetCurrentDevice
+                    | Role::ImplicitDevice { .. }
+                    | Role::CurrentDeviceUser => {
+                        self.device_use(span.clone());
                         self.api_event(entry, path, range(&*call.func), false);
                     }
                     // A configured constructor of a device from an ordinal.
@@ -739,8 +869,12 @@ impl<'a> Checker<'a, '_> {
                             && let Some(number) = integer(value)
                         {
                             let shown = self.source(&span).to_owned();
-                            self.device_use(span.clone());
-                            self.ordinal(number, shown, range(value));
+                            self.chosen(
+                                Choice::Ordinal(number),
+                                shown,
+                                range(value),
+                                self.in_entry,
+                            );
                         }
                     }
                     Role::SetEnvVar => {
@@ -768,6 +902,15 @@ impl<'a> Checker<'a, '_> {
         {
             self.method_call(call, method);
         }
+        // `torch.amp.GradScaler(device="cuda")` and the like take a device type, not a device.
+        let callee = match &*call.func {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            _ => "",
+        };
+        if DEVICE_TYPE_APIS.contains(&callee) {
+            return;
+        }
         for keyword in &call.arguments.keywords {
             let Some(name) = &keyword.arg else { continue };
             if matches!(name.as_str(), "device" | "map_location") {
@@ -786,15 +929,13 @@ impl<'a> Checker<'a, '_> {
         match call.arguments.find_argument_value("index", 1) {
             Some(index) => {
                 if let (Some("cuda"), Some(ordinal)) = (kind.and_then(string), integer(index)) {
-                    self.device_use(span.clone());
-                    self.ordinal(ordinal, shown, range(index));
+                    self.chosen(Choice::Ordinal(ordinal), shown, range(index), self.in_entry);
                 }
             }
             None => {
                 if let Some(kind) = kind {
                     if string(kind) == Some("cuda") {
-                        self.device_use(span.clone());
-                        self.current(shown, span);
+                        self.chosen(Choice::Current, shown, span, self.in_entry);
                     } else {
                         self.device_argument(kind, |_| shown);
                     }
@@ -843,8 +984,7 @@ impl<'a> Checker<'a, '_> {
                 let shown = self.source(&from_dot).trim_start().to_owned();
                 match call.arguments.find_argument_value("device", 0) {
                     None => {
-                        self.device_use(from_dot.clone());
-                        self.current(shown, from_dot.clone());
+                        self.chosen(Choice::Current, shown, from_dot.clone(), self.in_entry);
                     }
                     Some(device) => {
                         self.device_argument(device, |_| shown);
@@ -932,17 +1072,50 @@ impl<'a> Checker<'a, '_> {
         });
     }
 
-    /// A device string assigned to, or defaulting, a name that says it is a device
-    /// (`DEVICE = "cuda:1"`, `self.device = "cuda"`, `def f(x, device="cuda:0")`).
-    fn device_named(&mut self, name: &str, value: &Expr) {
-        let name = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-        if !name.contains("device") || name.contains("type") {
+    /// A device string bound to a name (an assignment or a parameter's default): a GPU
+    /// with its ordinal (`DEVICE = "cuda:1"`) is reported at once when the name says it is a
+    /// device; otherwise the string is reported where the name reaches a device position
+    /// (`device = "cuda"` then `.to(device)`), since the same string is also a device type
+    /// (`getattr(torch, device)`, `torch.device(device, index)`). `file` keeps it for the
+    /// file's other functions (attributes, module-level names).
+    fn bind_device_string(&mut self, name: &str, value: &Expr, file: bool) {
+        // A new value replaces what the name held, wherever it was kept.
+        self.flow.pending.remove(name);
+        self.file_pending.remove(name);
+        let Some((choice, shown, span)) = self.device_literal(value) else {
+            // `self.device = device`: the name now holds what the other held.
+            let from = dotted(value).and_then(|from| {
+                self.flow
+                    .pending
+                    .get(&from)
+                    .or_else(|| self.file_pending.get(&from))
+                    .cloned()
+            });
+            if let Some(pending) = from {
+                match file {
+                    true => self.file_pending.insert(name.to_owned(), pending),
+                    false => self.flow.pending.insert(name.to_owned(), pending),
+                };
+            }
+            return;
+        };
+        let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+        let says_device = last.contains("device") && !last.contains("type");
+        if says_device && matches!(choice, Choice::Ordinal(_)) && string(value).is_some() {
+            self.chosen(choice, shown, span, self.in_entry);
             return;
         }
-        let named = name.clone();
-        if string(value).is_some() || integer(value).is_some() {
-            self.device_argument(value, |ordinal| format!("{named} = {ordinal}"));
-        }
+        let pending = Pending {
+            choice,
+            shown,
+            span,
+            in_entry: self.in_entry,
+            reported: false,
+        };
+        match file {
+            true => self.file_pending.insert(name.to_owned(), pending),
+            false => self.flow.pending.insert(name.to_owned(), pending),
+        };
     }
 
     /// `"cuda" if torch.cuda.is_available() else "cpu"`: the availability check, when this is
@@ -957,13 +1130,21 @@ impl<'a> Checker<'a, '_> {
         let Expr::If(choice) = expr else {
             return None;
         };
-        let Expr::Call(test) = &*choice.test else {
-            return None;
+        // The check may be one of several conditions (`use_gpu and torch.cuda.is_available()`).
+        let tests: Vec<&Expr> = match &*choice.test {
+            Expr::BoolOp(conditions) => conditions.values.iter().collect(),
+            test => vec![test],
         };
-        let path = self.resolve(&test.func)?;
-        if !AVAILABILITY.contains(&path.as_str()) {
-            return None;
-        }
+        let test = tests.into_iter().find_map(|test| match test {
+            Expr::Call(call)
+                if self
+                    .resolve(&call.func)
+                    .is_some_and(|path| AVAILABILITY.contains(&path.as_str())) =>
+            {
+                Some(call)
+            }
+            _ => None,
+        })?;
         let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
         (cpu(&choice.body) || cpu(&choice.orelse)).then(|| {
             (
@@ -995,7 +1176,20 @@ impl<'a> Checker<'a, '_> {
                 }
                 Expr::Name(name) => {
                     let name = name.id.to_string();
-                    self.device_named(&name, value);
+                    let module_level = self.qualname.is_empty();
+                    self.bind_device_string(&name, value, module_level);
+                    match (string(value), self.resolve(value)) {
+                        (Some(text), _) => {
+                            self.flow.strings.insert(name.clone(), text.to_owned());
+                        }
+                        (None, Some(path)) => {
+                            self.flow.aliases.insert(name.clone(), path);
+                        }
+                        (None, None) => {
+                            self.flow.strings.remove(&name);
+                            self.flow.aliases.remove(&name);
+                        }
+                    }
                     match self.fact_of(value) {
                         Some(fact) => {
                             self.flow.facts.insert(name.clone(), fact);
@@ -1010,7 +1204,7 @@ impl<'a> Checker<'a, '_> {
                 }
                 Expr::Attribute(_) => {
                     if let Some(name) = dotted(target) {
-                        self.device_named(&name, value);
+                        self.bind_device_string(&name, value, true);
                         if let Some((shown, span)) = self.fallback(value) {
                             self.flow.fallbacks.push((name, shown, span));
                         }
@@ -1037,13 +1231,18 @@ impl<'a> Checker<'a, '_> {
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
                 self.visit_expr(default);
-                self.device_named(parameter.parameter.name.as_str(), default);
             }
         }
         self.scopes
             .push(Scope::of(&def.body, Some(&def.parameters)));
         let saved_flow = std::mem::take(&mut self.flow);
         let saved_loops = std::mem::take(&mut self.loops);
+        // A default device is the function choosing for callers who pass none.
+        for parameter in def.parameters.iter_non_variadic_params() {
+            if let Some(default) = &parameter.default {
+                self.bind_device_string(parameter.parameter.name.as_str(), default, false);
+            }
+        }
         for stmt in &def.body {
             self.visit_stmt(stmt);
         }
@@ -1106,6 +1305,24 @@ fn collect_names(expr: &Expr, names: &mut Vec<String>) {
     Names(names).visit_expr(expr);
 }
 
+/// A module under the calls that return it (`m.eval()`, `m.train()`, `m.half()`).
+fn peel(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Call(call) => match &*call.func {
+            Expr::Attribute(method)
+                if matches!(
+                    method.attr.as_str(),
+                    "eval" | "train" | "float" | "half" | "double" | "bfloat16" | "requires_grad_"
+                ) =>
+            {
+                peel(&method.value)
+            }
+            _ => expr,
+        },
+        _ => expr,
+    }
+}
+
 /// Receivers of more than one of `.cpu()`, `.cuda(...)` and `.to(...)` in a loop's body.
 fn moved_twice(body: &[Stmt]) -> HashSet<String> {
     struct Moves(HashMap<String, usize>);
@@ -1114,7 +1331,7 @@ fn moved_twice(body: &[Stmt]) -> HashSet<String> {
             if let Expr::Call(call) = expr
                 && let Expr::Attribute(method) = &*call.func
                 && matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
-                && let Some(receiver) = dotted(&method.value)
+                && let Some(receiver) = dotted(peel(&method.value))
             {
                 *self.0.entry(receiver).or_default() += 1;
             }
@@ -1267,6 +1484,11 @@ impl Checker<'_, '_> {
                     self.assign(std::slice::from_ref(&*assign.target), value);
                 }
             }
+            Stmt::Assert(_) => {
+                self.looking += 1;
+                visitor::walk_stmt(self, stmt);
+                self.looking -= 1;
+            }
             Stmt::If(_) | Stmt::With(_) | Stmt::Try(_) | Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
@@ -1288,7 +1510,16 @@ impl Checker<'_, '_> {
                     Expr::Name(_) => {}
                     other => self.visit_expr(other),
                 }
+                // What is passed to `print` or a logger is looked at.
+                let callee = match &*call.func {
+                    Expr::Name(name) => name.id.as_str(),
+                    Expr::Attribute(attribute) => attribute.attr.as_str(),
+                    _ => "",
+                };
+                let reports = usize::from(REPORTING.contains(&callee));
+                self.looking += reports;
                 self.visit_arguments(&call.arguments);
+                self.looking -= reports;
             }
             Expr::Attribute(_) => {
                 // An API used as a value (`fn = torch.cuda.set_device`).
@@ -1325,6 +1556,7 @@ impl Checker<'_, '_> {
                 // Chosen and used at once (`model.to("cuda" if ... else "cpu")`): nothing can
                 // look at it later. A choice bound to a name is judged when its function ends.
                 if let Some((shown, span)) = self.fallback(expr)
+                    && self.looking == 0
                     && !self
                         .flow
                         .fallbacks
@@ -1340,6 +1572,36 @@ impl Checker<'_, '_> {
                 let saved = std::mem::take(&mut self.loops);
                 visitor::walk_expr(self, expr);
                 self.loops = saved;
+            }
+            // What a comparison or an f-string holds is looked at.
+            Expr::Compare(_) | Expr::FString(_) => {
+                self.looking += 1;
+                visitor::walk_expr(self, expr);
+                self.looking -= 1;
+            }
+            // A comprehension's targets change with every element: transfers of them in a
+            // loop are not of loop-invariant values.
+            Expr::ListComp(ast::ExprListComp { generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { generators, .. })
+            | Expr::DictComp(ast::ExprDictComp { generators, .. })
+            | Expr::Generator(ast::ExprGenerator { generators, .. }) => {
+                let mut targets = Vec::new();
+                for generator in generators {
+                    collect_names(&generator.target, &mut targets);
+                }
+                let added: Vec<String> = match self.loops.last_mut() {
+                    Some(frame) => targets
+                        .into_iter()
+                        .filter(|name| frame.assigned.insert(name.clone()))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                visitor::walk_expr(self, expr);
+                if let Some(frame) = self.loops.last_mut() {
+                    for name in added {
+                        frame.assigned.remove(&name);
+                    }
+                }
             }
             _ => visitor::walk_expr(self, expr),
         }

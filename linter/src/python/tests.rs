@@ -183,3 +183,24 @@ def main(): run(worker)
         "{err}"
     );
 }
+
+#[test]
+fn a_module_outside_packages_that_does_work_is_a_script() {
+    let api = Api::python(Default::default()).expect("tables");
+    let lint_outside = |source: &str| {
+        let cx = PyContext {
+            api: &api,
+            role: FileRole::Library,
+            in_package: false,
+            module: "train".to_owned(),
+            entry_points: &[],
+        };
+        lint(source, &cx).len()
+    };
+    // nanoGPT's train.py: configuration, then work at the top level, no main guard.
+    let script = "import torch\ndevice = 'cuda'\ntorch.manual_seed(1337)\nx = torch.zeros(1, device=device)\ntorch.cuda.set_device(0)\n";
+    assert_eq!(lint_outside(script), 0);
+    // Its model.py, imported by it: only definitions.
+    let module = "import torch\n\ndef pick():\n    torch.cuda.set_device(0)\n";
+    assert_eq!(lint_outside(module), 1);
+}

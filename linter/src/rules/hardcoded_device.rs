@@ -30,7 +30,7 @@ declare_rule! {
     ///
     /// ## In Python
     /// `"cuda:1"`, `torch.device("cuda", 1)`, `.cuda(1)`, `.to(1)` and `device=0`, where
-    /// a device goes, outside entry points:
+    /// a device goes, and `"cuda:1"` bound to a name that says `device`, outside entry points:
     /// ```python
     /// DEVICE = "cuda:1"
     ///

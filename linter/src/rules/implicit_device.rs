@@ -39,8 +39,11 @@ declare_rule! {
     ///
     /// ## In Python
     /// `.cuda()` without an index, `"cuda"` or `torch.device("cuda")` where a device
-    /// goes (`.to(...)`, `device=`, `map_location=`, a `device` parameter's default),
-    /// `torch.cuda.current_device()` and `torch.set_default_device(...)`, outside entry points:
+    /// goes (`.to(...)`, `device=`, `map_location=`), also as a branch of a conditional
+    /// (`"cuda" if torch.cuda.is_available() else "cpu"`) or through a name, parameter default
+    /// or attribute bound to it; `torch.cuda.current_device()`, `torch.set_default_device(...)`,
+    /// `torch.accelerator.current_accelerator()` and the legacy `torch.cuda.FloatTensor`,
+    /// outside entry points:
     /// ```python
     /// class Encoder(nn.Module):
     ///     def __init__(self):
