@@ -658,6 +658,18 @@ impl<'a> Checker<'a, '_> {
             Expr::If(choice) => self
                 .device_literal(&choice.body)
                 .or_else(|| self.device_literal(&choice.orelse)),
+            // `torch.device("cuda")`, `torch.device("cuda", 1)`, `torch.device("cuda:1")`.
+            Expr::Call(call) if self.built_device(value) => {
+                let kind = call.arguments.find_argument_value("type", 0)?;
+                match call.arguments.find_argument_value("index", 1) {
+                    Some(index) if string(kind) == Some("cuda") => {
+                        let shown = self.source(&range(value)).split_whitespace().collect();
+                        Some((Choice::Ordinal(integer(index)?), shown, range(index)))
+                    }
+                    Some(_) => None,
+                    None => self.device_literal(kind),
+                }
+            }
             // A device type without an index, like `"cuda"`.
             Expr::Call(call)
                 if self
@@ -678,6 +690,16 @@ impl<'a> Checker<'a, '_> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `value` is a `torch.device(...)` of a literal device.
+    fn built_device(&self, value: &Expr) -> bool {
+        matches!(value, Expr::Call(call)
+            if self.resolve(&call.func).as_deref() == Some("torch.device")
+                && call
+                    .arguments
+                    .find_argument_value("type", 0)
+                    .is_some_and(|kind| matches!(kind, Expr::StringLiteral(_) | Expr::If(_))))
     }
 
     /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `torch.device(...)`):
@@ -1101,7 +1123,10 @@ impl<'a> Checker<'a, '_> {
         };
         let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
         let says_device = last.contains("device") && !last.contains("type");
-        if says_device && matches!(choice, Choice::Ordinal(_)) && string(value).is_some() {
+        // A GPU with its ordinal is a device whatever its use when it is built as one, or
+        // bound to a name that says so.
+        let named_gpu = (says_device && string(value).is_some()) || self.built_device(value);
+        if named_gpu && matches!(choice, Choice::Ordinal(_)) {
             self.chosen(choice, shown, span, self.in_entry);
             return;
         }
@@ -1158,7 +1183,7 @@ impl<'a> Checker<'a, '_> {
     fn finish_flow(&mut self, body: &[Stmt]) {
         let fallbacks = std::mem::take(&mut self.flow.fallbacks);
         for (name, shown, span) in fallbacks {
-            if !looked_at(body, &name) {
+            if !looked_at(body, &name, span.end) {
                 self.events.push(Event::SilentFallback { shown, span });
             }
         }
@@ -1229,7 +1254,12 @@ impl<'a> Checker<'a, '_> {
             || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str()));
         let saved_entry = std::mem::replace(&mut self.in_entry, entry);
         for parameter in def.parameters.iter_non_variadic_params() {
-            if let Some(default) = &parameter.default {
+            // A default device built to be kept is judged where the parameter is used.
+            if let Some(default) = parameter
+                .default
+                .as_deref()
+                .filter(|d| !self.built_device(d))
+            {
                 self.visit_expr(default);
             }
         }
@@ -1350,9 +1380,11 @@ fn moved_twice(body: &[Stmt]) -> HashSet<String> {
 
 /// Whether a body looks at the device bound to `name`: compares it, asserts on it, reports it
 /// (`print`, logging, an f-string), or reads its `.type`.
-fn looked_at(body: &[Stmt], name: &str) -> bool {
+fn looked_at(body: &[Stmt], name: &str, after: usize) -> bool {
     struct Looks<'n> {
         name: &'n str,
+        /// Where the choice was made: what is looked at before it is the caller's value.
+        after: usize,
         /// Inside something that looks at what it contains.
         looking: usize,
         found: bool,
@@ -1369,7 +1401,8 @@ fn looked_at(body: &[Stmt], name: &str) -> bool {
         }
 
         fn visit_expr(&mut self, expr: &'a Expr) {
-            let is_name = dotted(expr).as_deref() == Some(self.name);
+            let is_name = dotted(expr).as_deref() == Some(self.name)
+                && usize::from(expr.range().start()) >= self.after;
             if is_name && self.looking > 0 {
                 self.found = true;
                 return;
@@ -1380,6 +1413,7 @@ fn looked_at(body: &[Stmt], name: &str) -> bool {
                 Expr::Attribute(attribute) => {
                     if matches!(attribute.attr.as_str(), "type" | "index")
                         && dotted(&attribute.value).as_deref() == Some(self.name)
+                        && usize::from(expr.range().start()) >= self.after
                     {
                         self.found = true;
                         return;
@@ -1403,6 +1437,7 @@ fn looked_at(body: &[Stmt], name: &str) -> bool {
     }
     let mut looks = Looks {
         name,
+        after,
         looking: 0,
         found: false,
     };
@@ -1470,7 +1505,13 @@ impl Checker<'_, '_> {
                 {
                     self.bound_fallbacks.insert(span.start);
                 }
-                self.visit_expr(&assign.value);
+                // A device built to be kept (`device = torch.device("cuda")`) is judged where it
+                // is used, as a device string bound to a name is.
+                let kept = assign.targets.iter().all(|t| dotted(t).is_some())
+                    && self.built_device(&assign.value);
+                if !kept {
+                    self.visit_expr(&assign.value);
+                }
                 for target in &assign.targets {
                     if !matches!(target, Expr::Name(_)) {
                         self.visit_expr(target);
@@ -1480,7 +1521,12 @@ impl Checker<'_, '_> {
             }
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
-                    self.visit_expr(value);
+                    if let Some((_, span)) = self.fallback(value) {
+                        self.bound_fallbacks.insert(span.start);
+                    }
+                    if !(dotted(&assign.target).is_some() && self.built_device(value)) {
+                        self.visit_expr(value);
+                    }
                     self.assign(std::slice::from_ref(&*assign.target), value);
                 }
             }
@@ -1489,7 +1535,49 @@ impl Checker<'_, '_> {
                 visitor::walk_stmt(self, stmt);
                 self.looking -= 1;
             }
-            Stmt::If(_) | Stmt::With(_) | Stmt::Try(_) | Stmt::Match(_) => {
+            // Each branch starts from what held before it; afterwards a device string bound in
+            // any branch may be what the name holds (`arg = "cuda:0"` in one branch, `"cpu"` in
+            // another: the function may choose GPU 0).
+            Stmt::If(branch) => {
+                self.visit_expr(&branch.test);
+                let before = (self.flow.pending.clone(), self.file_pending.clone());
+                let has_else = branch.elif_else_clauses.iter().any(|c| c.test.is_none());
+                let mut outcomes = Vec::new();
+                let bodies = std::iter::once((None, &branch.body)).chain(
+                    branch
+                        .elif_else_clauses
+                        .iter()
+                        .map(|clause| (clause.test.as_ref(), &clause.body)),
+                );
+                for (test, body) in bodies {
+                    (self.flow.pending, self.file_pending) = before.clone();
+                    if let Some(test) = test {
+                        self.visit_expr(test);
+                    }
+                    for stmt in body {
+                        self.visit_stmt(stmt);
+                    }
+                    outcomes.push((
+                        std::mem::take(&mut self.flow.pending),
+                        std::mem::take(&mut self.file_pending),
+                    ));
+                }
+                if !has_else {
+                    outcomes.push(before);
+                }
+                for (pending, file_pending) in outcomes {
+                    for (name, held) in pending {
+                        self.flow.pending.entry(name).or_insert(held);
+                    }
+                    for (name, held) in file_pending {
+                        self.file_pending.entry(name).or_insert(held);
+                    }
+                }
+                for name in assigned_names(std::slice::from_ref(stmt), false) {
+                    self.flow.facts.remove(&name);
+                }
+            }
+            Stmt::With(_) | Stmt::Try(_) | Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
                 for name in assigned_names(std::slice::from_ref(stmt), false) {
