@@ -692,14 +692,37 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// Whether `value` is a `torch.device(...)` of a literal device.
+    /// Whether `value` is a `torch.device(...)` of a literal device, or a conditional with one
+    /// in a branch (`torch.device("cpu") if on_cpu else torch.device("cuda")`).
     fn built_device(&self, value: &Expr) -> bool {
-        matches!(value, Expr::Call(call)
-            if self.resolve(&call.func).as_deref() == Some("torch.device")
-                && call
-                    .arguments
-                    .find_argument_value("type", 0)
-                    .is_some_and(|kind| matches!(kind, Expr::StringLiteral(_) | Expr::If(_))))
+        match value {
+            Expr::Call(call) => {
+                self.resolve(&call.func).as_deref() == Some("torch.device")
+                    && call
+                        .arguments
+                        .find_argument_value("type", 0)
+                        .is_some_and(|kind| matches!(kind, Expr::StringLiteral(_) | Expr::If(_)))
+            }
+            Expr::If(choice) => {
+                self.built_device(&choice.body) || self.built_device(&choice.orelse)
+            }
+            _ => false,
+        }
+    }
+
+    /// Walks what a device built to be kept is made of, but not the device itself, which is
+    /// judged where it is used (`torch.device("cuda", torch.cuda.current_device())` still uses
+    /// the current device).
+    fn visit_kept(&mut self, value: &Expr) {
+        match value {
+            Expr::Call(call) if self.built_device(value) => self.visit_arguments(&call.arguments),
+            Expr::If(choice) => {
+                self.visit_expr(&choice.test);
+                self.visit_kept(&choice.body);
+                self.visit_kept(&choice.orelse);
+            }
+            other => self.visit_expr(other),
+        }
     }
 
     /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `torch.device(...)`):
@@ -1255,12 +1278,11 @@ impl<'a> Checker<'a, '_> {
         let saved_entry = std::mem::replace(&mut self.in_entry, entry);
         for parameter in def.parameters.iter_non_variadic_params() {
             // A default device built to be kept is judged where the parameter is used.
-            if let Some(default) = parameter
-                .default
-                .as_deref()
-                .filter(|d| !self.built_device(d))
-            {
-                self.visit_expr(default);
+            if let Some(default) = &parameter.default {
+                match self.built_device(default) {
+                    true => self.visit_kept(default),
+                    false => self.visit_expr(default),
+                }
             }
         }
         self.scopes
@@ -1509,8 +1531,9 @@ impl Checker<'_, '_> {
                 // is used, as a device string bound to a name is.
                 let kept = assign.targets.iter().all(|t| dotted(t).is_some())
                     && self.built_device(&assign.value);
-                if !kept {
-                    self.visit_expr(&assign.value);
+                match kept {
+                    true => self.visit_kept(&assign.value),
+                    false => self.visit_expr(&assign.value),
                 }
                 for target in &assign.targets {
                     if !matches!(target, Expr::Name(_)) {
@@ -1524,8 +1547,9 @@ impl Checker<'_, '_> {
                     if let Some((_, span)) = self.fallback(value) {
                         self.bound_fallbacks.insert(span.start);
                     }
-                    if !(dotted(&assign.target).is_some() && self.built_device(value)) {
-                        self.visit_expr(value);
+                    match dotted(&assign.target).is_some() && self.built_device(value) {
+                        true => self.visit_kept(value),
+                        false => self.visit_expr(value),
                     }
                     self.assign(std::slice::from_ref(&*assign.target), value);
                 }
