@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use cargo_placement::discover::{FileUnit, Options, discover};
+use cargo_placement::rules::Language;
 
 /// Peak resident memory of this process so far, in MiB (Linux).
 fn peak_rss_mib() -> Option<f64> {
@@ -36,14 +37,20 @@ fn cpu_time() -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
+/// Reads and parses every file with its language's parser (`syn`, ruff's for `.py` files).
 fn parse_only(units: &[FileUnit]) -> usize {
     units
         .par_iter()
         .map(|unit| {
             let text = std::fs::read_to_string(&unit.path).unwrap_or_default();
-            let parsed = syn::parse_file(&text).is_ok() as usize;
-            proc_macro2::extra::invalidate_current_thread_spans();
-            parsed
+            match unit.language {
+                Language::Rust => {
+                    let parsed = syn::parse_file(&text).is_ok() as usize;
+                    proc_macro2::extra::invalidate_current_thread_spans();
+                    parsed
+                }
+                Language::Python => ruff_python_parser::parse_module(&text).is_ok() as usize,
+            }
         })
         .sum()
 }
@@ -143,7 +150,7 @@ fn main() {
         return;
     }
     println!(
-        "{files} files, {lines} lines, {:.1} MiB of Rust in {} folder(s)",
+        "{files} files, {lines} lines, {:.1} MiB of Rust and Python in {} folder(s)",
         bytes as f64 / (1 << 20) as f64,
         paths.len()
     );

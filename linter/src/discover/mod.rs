@@ -409,7 +409,8 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
 
     // Walk each path with the excludes of its workspace; a path the configuration excludes is
     // still linted when asked for by name, as ruff does.
-    let mut seen = HashSet::new();
+    // The Rust walk and the Python walk (which reads ignore files) run side by side.
+    let (mut seen, mut seen_python) = (HashSet::new(), HashSet::new());
     let mut files = Vec::new();
     let mut python = Vec::new();
     let mut manifests = Vec::new();
@@ -417,13 +418,26 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
         let workspace = &discovery.pending[index];
         let asked_for_excluded = workspace.excluded(path);
         let excluded = |entry: &Path| !asked_for_excluded && workspace.excluded(entry);
-        let walked = walk::walk(path, &excluded, &mut seen);
+        let (walked, walked_python) = std::thread::scope(|scope| {
+            let python = scope.spawn(|| walk::python(path, &excluded, &mut seen_python));
+            let rust = walk::walk(path, &excluded, &mut seen);
+            (rust, python.join())
+        });
         discovery.notes.extend(walked.notes);
         files.extend(walked.files.into_iter().map(|file| (file, index)));
         manifests.extend(walked.manifests);
-        let walked = walk::python(path, &excluded, &mut seen);
-        discovery.notes.extend(walked.notes);
-        python.extend(walked.files.into_iter().map(|file| (file, index)));
+        // A panic while walking is a bug of ours; the Python files are then not linted, as said.
+        match walked_python {
+            Ok(walked) => {
+                discovery.notes.extend(walked.notes);
+                python.extend(walked.files.into_iter().map(|file| (file, index)));
+            }
+            Err(_) => discovery.notes.push(format!(
+                "the walk for Python files under {} failed (a bug: please report it); they \
+                 were not linted",
+                path.display()
+            )),
+        }
     }
 
     // Manifests below the paths that no known workspace covers: excluded members, nested
