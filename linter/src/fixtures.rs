@@ -30,6 +30,9 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
             in_package: true,
             module: "fixture".to_owned(),
             entry_points: &[],
+            is_init: false,
+            project: &Default::default(),
+            folder: String::new(),
         };
         let findings = crate::python::lint(&text, &cx);
         return (text, at_default_levels(findings));

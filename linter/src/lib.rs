@@ -352,9 +352,55 @@ fn stands(finding: &Finding, covered: &HashSet<String>) -> bool {
 }
 
 /// Lints the files of a session in parallel, calling `on_file` as each is done.
-pub fn lint(session: Session, on_file: &(dyn Fn() + Sync)) -> Outcome {
+pub fn lint(mut session: Session, on_file: &(dyn Fn() + Sync)) -> Outcome {
+    session.python = python_project(&session);
     let units = session.files.clone();
     lint_units(session, units, &lint_unit, on_file)
+}
+
+/// The first pass over the Python files: what each tells the others (its device choosers,
+/// what its imports bind). A file that cannot be read here is reported by the second pass.
+fn python_project(session: &Session) -> python::Project {
+    let empty = python::Project::default();
+    let summaries: Vec<(String, String, python::Summary)> = session
+        .files
+        .par_iter()
+        .filter(|unit| unit.language == Language::Python)
+        .filter_map(|unit| {
+            let config = session.config(unit);
+            let len = std::fs::metadata(&unit.path).ok()?.len();
+            if len > config.max_file_size.0 {
+                return None;
+            }
+            let text = parse::decode(std::fs::read(&unit.path).ok()?).ok()?;
+            let cx = python_context(unit, config, &empty);
+            let summary = linting(|| python::summarize(&text, &cx)).ok()?;
+            Some((cx.folder, cx.module, summary))
+        })
+        .collect();
+    python::Project::new(summaries)
+}
+
+/// What the Python checker needs of a file and its configuration.
+fn python_context<'a>(
+    unit: &FileUnit,
+    config: &'a Config,
+    project: &'a python::Project,
+) -> python::PyContext<'a> {
+    let dir = unit.path.parent();
+    python::PyContext {
+        api: &config.python_api,
+        role: unit.role,
+        in_package: dir.is_some_and(|dir| dir.join("__init__.py").is_file()),
+        module: unit.module.join("."),
+        entry_points: &config.entry_points,
+        is_init: unit
+            .path
+            .file_name()
+            .is_some_and(|name| name == "__init__.py"),
+        project,
+        folder: dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
+    }
 }
 
 /// What linting one file gave: the file with its diagnostics (when it has any) and warnings.
@@ -562,16 +608,7 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
     };
     let (text, findings) = match parse::decode(bytes) {
         Ok(text) if unit.language == Language::Python => {
-            let cx = python::PyContext {
-                api: &config.python_api,
-                role: unit.role,
-                in_package: unit
-                    .path
-                    .parent()
-                    .is_some_and(|dir| dir.join("__init__.py").is_file()),
-                module: unit.module.join("."),
-                entry_points: &config.entry_points,
-            };
+            let cx = python_context(&unit, config, &session.python);
             let findings = python::lint(&text, &cx);
             (text, findings)
         }

@@ -522,3 +522,37 @@ fn python_projects_are_linted_as_python_tools_find_their_files() {
         "{err}"
     );
 }
+
+#[test]
+fn a_projects_own_device_chooser_is_followed_across_its_python_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("src/lib/__init__.py", "from .utils import infer_device\n"),
+            (
+                "src/lib/utils/__init__.py",
+                "from .other import infer_device\n",
+            ),
+            (
+                "src/lib/utils/other.py",
+                "import torch\n\ndef infer_device():\n    if torch.cuda.is_available():\n        return \"cuda\"\n    return \"cpu\"\n",
+            ),
+            (
+                "src/lib/load.py",
+                "import torch\nfrom lib import infer_device\nfrom .utils.other import infer_device as pick\n\n\
+                 def load(path, device=None):\n    if device is None:\n        device = infer_device()\n    return torch.load(path, map_location=device)\n\n\
+                 def cast(x):\n    with torch.autocast(pick()):\n        return x * 2\n\n\
+                 def place(x):\n    return x.to(pick())\n",
+            ),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(
+        places(&output),
+        ["src/lib/load.py:7:18", "src/lib/load.py:15:17"],
+        "{}",
+        stdout(&output)
+    );
+    assert!(stdout(&output).contains("`infer_device()` uses whatever device is current"));
+}

@@ -183,6 +183,9 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
                 in_package: true,
                 module: "fuzzed".to_owned(),
                 entry_points: &[],
+                is_init: false,
+                project: &Default::default(),
+                folder: String::new(),
             };
             return python::lint(text, &cx);
         }

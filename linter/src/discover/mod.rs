@@ -194,6 +194,8 @@ pub struct Session {
     pub warnings: Vec<String>,
     /// The given paths, canonical.
     pub requested: Vec<PathBuf>,
+    /// What the Python files define for each other, once read ([`crate::lint`] reads them).
+    pub python: crate::python::Project,
 }
 
 /// How a run is configured on the command line.
@@ -480,6 +482,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
         notes: Vec::new(),
         warnings: Vec::new(),
         requested,
+        python: Default::default(),
     };
     for pending in std::mem::take(&mut discovery.pending) {
         session.add_workspace(pending, options, &mut discovery.notes)?;

@@ -18,7 +18,7 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
 
-use super::PyContext;
+use super::{Project, PyContext};
 use crate::api::{Api, Entry, Role};
 use crate::resolve::device_string::{self, Named};
 use crate::resolve::{ApiUse, Event, Fact, FileRole, How};
@@ -62,13 +62,32 @@ const REPORTING: &[&str] = &[
     "critical",
 ];
 
-pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>) -> Vec<Event<'a>> {
-    let module_scope = Scope::of(&module.body, None);
+/// What other files need to know of this one: its device choosers, and the names its imports
+/// bind at the top level (a package's `__init__.py` re-exports its modules' functions).
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub choosers: Vec<String>,
+    pub imports: HashMap<String, String>,
+    /// Whether the file is a program (a script, a test): what only programs import is part
+    /// of them.
+    pub program: bool,
+}
+
+pub(super) fn check<'a>(
+    module: &ast::ModModule,
+    text: &str,
+    cx: &PyContext<'a>,
+) -> (Vec<Event<'a>>, Summary) {
+    let base = package_of(cx);
+    let module_scope = Scope::of(&module.body, None, &base);
     let entries = EntryPoints::find(&module.body, &module_scope, cx);
     let program = match cx.role {
         FileRole::BinaryRoot | FileRole::EntryFile => true,
         FileRole::Library | FileRole::BinaryModule => {
-            !cx.in_package && (entries.main_guard.is_some() || does_work(&module.body))
+            !cx.in_package
+                && (entries.main_guard.is_some()
+                    || does_work(&module.body)
+                    || cx.project.only_programs_import(&cx.folder, &cx.module))
         }
     };
     let mut checker = Checker {
@@ -86,13 +105,36 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         bound_fallbacks: HashSet::new(),
         file_pending: HashMap::new(),
         looking: 0,
+        project: cx.project,
+        package: base,
+        choosers: Vec::new(),
         events: Vec::new(),
     };
     for stmt in &module.body {
         checker.visit_stmt(stmt);
     }
     checker.finish_flow(&module.body);
-    checker.events
+    let summary = Summary {
+        choosers: std::mem::take(&mut checker.choosers),
+        imports: checker.scopes[0].imports.clone(),
+        program,
+    };
+    (checker.events, summary)
+}
+
+/// The package a file's relative imports start from: its own name for a package's
+/// `__init__.py`, its parent's for a module.
+fn package_of(cx: &PyContext<'_>) -> Vec<String> {
+    let mut package: Vec<String> = cx
+        .module
+        .split('.')
+        .filter(|segment| !segment.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if !cx.is_init {
+        package.pop();
+    }
+    package
 }
 
 /// The names a scope binds.
@@ -109,18 +151,18 @@ struct Scope {
 impl Scope {
     /// The bindings of a body, not looking into nested functions and classes; `parameters` are
     /// a function's.
-    fn of(body: &[Stmt], parameters: Option<&ast::Parameters>) -> Scope {
+    fn of(body: &[Stmt], parameters: Option<&ast::Parameters>, package: &[String]) -> Scope {
         let mut scope = Scope::default();
         if let Some(parameters) = parameters {
             for parameter in parameters.iter() {
                 scope.locals.insert(parameter.name().to_string());
             }
         }
-        scope.collect(body);
+        scope.collect(body, package);
         scope
     }
 
-    fn collect(&mut self, body: &[Stmt]) {
+    fn collect(&mut self, body: &[Stmt], package: &[String]) {
         for stmt in body {
             match stmt {
                 Stmt::Import(import) => {
@@ -138,14 +180,26 @@ impl Scope {
                     }
                 }
                 Stmt::ImportFrom(import) => {
+                    // A relative import names the project's own module, from the file's package.
+                    let from = match import.level {
+                        0 => import.module.as_ref().map(|m| m.to_string()),
+                        level => {
+                            let up = level as usize - 1;
+                            (up <= package.len()).then(|| {
+                                let mut parts = package[..package.len() - up].to_vec();
+                                parts.extend(import.module.iter().map(|m| m.to_string()));
+                                parts.join(".")
+                            })
+                        }
+                    };
                     for alias in &import.names {
                         let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
-                        match (&import.module, import.level) {
-                            (Some(module), 0) if alias.name.as_str() != "*" => {
-                                let path = format!("{}.{}", module.as_str(), alias.name.as_str());
+                        match &from {
+                            Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
+                                let path = format!("{module}.{}", alias.name.as_str());
                                 self.imports.insert(bound, path);
                             }
-                            // The project's own modules, and what a glob brings: not a library's.
+                            // What a glob brings, or a module above the top: unknown.
                             _ => {
                                 self.locals.insert(bound);
                             }
@@ -162,7 +216,7 @@ impl Scope {
                     for name in assigned_names(std::slice::from_ref(stmt), false) {
                         self.locals.insert(name);
                     }
-                    for_each_body(stmt, |body| self.collect(body));
+                    for_each_body(stmt, |body| self.collect(body, package));
                 }
             }
         }
@@ -393,7 +447,7 @@ impl EntryPoints {
         // Every import of the file, wherever it is, for the launchers' paths.
         let mut imports = scope.imports.clone();
         for def in defs.values() {
-            imports.extend(Scope::of(&def.body, None).imports);
+            imports.extend(Scope::of(&def.body, None, &package_of(cx)).imports);
         }
         pending.extend(launched(body, &imports, cx.api));
         pending.extend(
@@ -548,6 +602,13 @@ struct Checker<'a, 't> {
     file_pending: HashMap<String, Pending>,
     /// Inside something that looks at a value (a comparison, an assertion, a report).
     looking: usize,
+    /// The project's device choosers, across its files.
+    project: &'a Project,
+    /// The package relative imports start from.
+    package: Vec<String>,
+    /// This file's functions that return a device they chose (`def infer_device(): return
+    /// "cuda"`), as dotted paths.
+    choosers: Vec<String>,
     events: Vec<Event<'a>>,
 }
 
@@ -558,13 +619,26 @@ impl<'a> Checker<'a, '_> {
             Expr::Name(name) if self.flow.aliases.contains_key(name.id.as_str()) => {
                 self.flow.aliases.get(name.id.as_str()).cloned()
             }
-            Expr::Name(name) => self
-                .scopes
-                .iter()
-                .rev()
-                .find_map(|scope| scope.lookup(name.id.as_str()))
-                .flatten()
-                .map(str::to_owned),
+            Expr::Name(name) => {
+                let id = name.id.as_str();
+                let (depth, found) = self
+                    .scopes
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find_map(|(depth, scope)| Some((depth, scope.lookup(id)?)))?;
+                match found {
+                    Some(path) => Some(path.to_owned()),
+                    // A function of this module, named as other modules name it.
+                    None if depth == 0
+                        && self.scopes[0].definitions.contains(id)
+                        && !self.module.is_empty() =>
+                    {
+                        Some(format!("{}.{id}", self.module))
+                    }
+                    None => None,
+                }
+            }
             // `getattr(torch, "cuda")`, also with the name in a local string.
             Expr::Call(call)
                 if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
@@ -670,11 +744,12 @@ impl<'a> Checker<'a, '_> {
                     None => self.device_literal(kind),
                 }
             }
-            // A device type without an index, like `"cuda"`.
+            // A device type without an index, like `"cuda"`; or a function of the project that
+            // returns a device it chose.
             Expr::Call(call)
-                if self
-                    .resolve(&call.func)
-                    .is_some_and(|path| CURRENT_DEVICE_VALUES.contains(&path.as_str())) =>
+                if self.resolve(&call.func).is_some_and(|path| {
+                    CURRENT_DEVICE_VALUES.contains(&path.as_str()) || self.project.chooses(&path)
+                }) =>
             {
                 Some((
                     Choice::Current,
@@ -1286,7 +1361,7 @@ impl<'a> Checker<'a, '_> {
             }
         }
         self.scopes
-            .push(Scope::of(&def.body, Some(&def.parameters)));
+            .push(Scope::of(&def.body, Some(&def.parameters), &self.package));
         let saved_flow = std::mem::take(&mut self.flow);
         let saved_loops = std::mem::take(&mut self.loops);
         // A default device is the function choosing for callers who pass none.
@@ -1552,6 +1627,20 @@ impl Checker<'_, '_> {
                         false => self.visit_expr(value),
                     }
                     self.assign(std::slice::from_ref(&*assign.target), value);
+                }
+            }
+            Stmt::Return(ret) => {
+                visitor::walk_stmt(self, stmt);
+                // A module's function that returns a device it chose chooses for its callers.
+                let chosen = ret.value.as_deref().is_some_and(|value| {
+                    self.device_literal(value).is_some()
+                        || dotted(value).is_some_and(|name| self.flow.pending.contains_key(&name))
+                });
+                if chosen && self.qualname.len() == 1 && !self.module.is_empty() {
+                    let path = format!("{}.{}", self.module, self.qualname[0]);
+                    if !self.choosers.contains(&path) {
+                        self.choosers.push(path);
+                    }
                 }
             }
             Stmt::Assert(_) => {

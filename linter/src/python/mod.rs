@@ -18,6 +18,8 @@
 
 mod checker;
 
+use std::collections::{HashMap, HashSet};
+
 use ruff_python_parser::ParseErrorType;
 
 use crate::api::Api;
@@ -38,6 +40,101 @@ pub struct PyContext<'a> {
     pub module: String,
     /// Configured entry points, as dotted names (`pkg.launch.init_rank`).
     pub entry_points: &'a [String],
+    /// Whether the file is a package's `__init__.py`, where relative imports start.
+    pub is_init: bool,
+    /// What the project's other files define.
+    pub project: &'a Project,
+    /// The file's folder: a module outside any package is imported by bare name from the
+    /// scripts beside it.
+    pub folder: String,
+}
+
+/// The project's Python files as far as the others need them: the functions that return a
+/// device they chose (`def infer_device(): return "cuda" if ... else "cpu"`), and what each
+/// module's imports bind, so that a chooser re-exported by a package's `__init__.py` is
+/// found under that name too.
+#[derive(Debug, Default)]
+pub struct Project {
+    choosers: HashSet<String>,
+    /// Module → name → the dotted path it was imported from.
+    imports: HashMap<String, HashMap<String, String>>,
+    /// Folder and module (and every prefix of an imported path), as `folder|module` → whether
+    /// each file of that folder importing it is a program.
+    importers: HashMap<String, Vec<bool>>,
+}
+
+impl Project {
+    /// Gathers what the files' summaries say.
+    pub fn new(summaries: impl IntoIterator<Item = (String, String, Summary)>) -> Project {
+        let mut project = Project::default();
+        for (folder, module, summary) in summaries {
+            project.choosers.extend(summary.choosers);
+            let mut imported = HashSet::new();
+            for path in summary.imports.values() {
+                let mut end = 0;
+                while let Some(at) = path[end..].find('.') {
+                    imported.insert(path[..end + at].to_owned());
+                    end += at + 1;
+                }
+                imported.insert(path.clone());
+            }
+            for module in imported {
+                project
+                    .importers
+                    .entry(format!("{folder}|{module}"))
+                    .or_default()
+                    .push(summary.program);
+            }
+            project.imports.insert(module, summary.imports);
+        }
+        project
+    }
+
+    /// Whether `module`, a file of `folder` outside any package, is imported by the files beside
+    /// it, and only by programs: a script's helper module (`utils.py` beside `run.py`) is part
+    /// of the program, as a module only a binary declares is in Rust.
+    pub fn only_programs_import(&self, folder: &str, module: &str) -> bool {
+        self.importers
+            .get(&format!("{folder}|{module}"))
+            .is_some_and(|programs| programs.iter().all(|&program| program))
+    }
+
+    /// Whether the dotted `path` names a device chooser of the project, through re-exports.
+    pub fn chooses(&self, path: &str) -> bool {
+        let mut path = path.to_owned();
+        // Re-exports chain; a cycle of them ends here.
+        for _ in 0..8 {
+            if self.choosers.contains(&path) {
+                return true;
+            }
+            let Some((module, name)) = path.rsplit_once('.') else {
+                return false;
+            };
+            match self.imports.get(module).and_then(|names| names.get(name)) {
+                Some(target) if *target != path => path = target.clone(),
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+pub use checker::Summary;
+
+/// What other files need of one file: its device choosers and its top-level imports, for a
+/// first pass over the project's files.
+pub fn summarize(text: &str, cx: &PyContext<'_>) -> Summary {
+    if check_nesting(text).is_err() {
+        return Summary::default();
+    }
+    stacker::maybe_grow(
+        crate::parse::NESTING_BUDGET + (16 << 20),
+        crate::STACK_SIZE,
+        || match ruff_python_parser::parse_module(text) {
+            Ok(parsed) => checker::check(parsed.syntax(), text, cx).1,
+            Err(_) => Summary::default(),
+        },
+    )
 }
 
 /// The findings of one Python file. Runs on a stack big enough for
@@ -126,7 +223,10 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
 
 fn lint_checked(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
     match ruff_python_parser::parse_module(text) {
-        Ok(parsed) => rules::check(&checker::check(parsed.syntax(), text, cx), Language::Python),
+        Ok(parsed) => rules::check(
+            &checker::check(parsed.syntax(), text, cx).0,
+            Language::Python,
+        ),
         Err(error) => {
             let (start, end) = (
                 usize::from(error.location.start()),

@@ -12,6 +12,9 @@ fn findings_with(source: &str, role: FileRole, entry_points: &[String]) -> Vec<S
         in_package: true,
         module: "pkg.mod".to_owned(),
         entry_points,
+        is_init: false,
+        project: &Default::default(),
+        folder: String::new(),
     };
     lint(source, &cx)
         .iter()
@@ -113,6 +116,9 @@ fn scripts_and_tests_choose_their_devices() {
         in_package: false,
         module: "train".to_owned(),
         entry_points: &[],
+        is_init: false,
+        project: &Default::default(),
+        folder: String::new(),
     };
     assert!(lint(&script, &cx).is_empty());
 }
@@ -159,6 +165,9 @@ fn configured_python_entries_are_followed_like_torchs() {
         in_package: true,
         module: "pkg.mod".to_owned(),
         entry_points: &[],
+        is_init: false,
+        project: &Default::default(),
+        folder: String::new(),
     };
     let source = "\
 from mylib import gpu
@@ -194,6 +203,9 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
             in_package: false,
             module: "train".to_owned(),
             entry_points: &[],
+            is_init: false,
+            project: &Default::default(),
+            folder: String::new(),
         };
         lint(source, &cx).len()
     };
