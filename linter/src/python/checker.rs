@@ -496,8 +496,8 @@ fn launched(body: &[Stmt], imports: &HashMap<String, String>, api: &Api) -> Vec<
     }
     impl<'a> Visitor<'a> for Launches<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr
-                && let Some(path) = dotted(&call.func).and_then(|d| {
+            let launcher = |call: &ast::ExprCall| -> Option<Option<usize>> {
+                let path = dotted(&call.func).and_then(|d| {
                     let (first, rest) = d.split_once('.').unwrap_or((&d, ""));
                     let base = self.imports.get(first)?;
                     Some(if rest.is_empty() {
@@ -505,18 +505,35 @@ fn launched(body: &[Stmt], imports: &HashMap<String, String>, api: &Api) -> Vec<
                     } else {
                         format!("{base}.{rest}")
                     })
-                })
-                && let Some(Entry {
+                });
+                if let Some(Entry {
                     role: Role::SpawnThread { closure },
                     ..
-                }) = self.api.item(&path.replace('.', "::"))
+                }) = path.and_then(|path| self.api.item(&path.replace('.', "::")))
+                {
+                    return Some(Some(*closure));
+                }
+                // A launcher reached through an attribute (`self._mp_ctx.Process(target=...)`,
+                // a multiprocessing context): known by its name and its `target=`.
+                let name = match &*call.func {
+                    Expr::Attribute(attribute) => attribute.attr.as_str(),
+                    _ => return None,
+                };
+                (matches!(name, "Process" | "Thread")
+                    && call.arguments.find_keyword("target").is_some())
+                .then_some(None)
+            };
+            if let Expr::Call(call) = expr
+                && let Some(closure) = launcher(call)
             {
                 let target = call
                     .arguments
                     .find_keyword("target")
                     .or_else(|| call.arguments.find_keyword("fn"))
                     .map(|keyword| &keyword.value)
-                    .or_else(|| call.arguments.find_positional(*closure));
+                    .or_else(|| {
+                        closure.and_then(|closure| call.arguments.find_positional(closure))
+                    });
                 if let Some(Expr::Name(name)) = target {
                     self.targets.push(name.id.to_string());
                 }
@@ -809,7 +826,10 @@ impl<'a> Checker<'a, '_> {
         shown_int: impl FnOnce(u64) -> String,
     ) -> Option<String> {
         if let Some((choice, shown, span)) = self.device_literal(value) {
-            self.chosen(choice, shown, span, self.in_entry);
+            // A `torch.device(...)` here is reported where it is built, as the call is walked.
+            if !matches!(value, Expr::Call(_)) || !self.built_device(value) {
+                self.chosen(choice, shown, span, self.in_entry);
+            }
             return Some(match choice {
                 Choice::Current => "cuda".to_owned(),
                 Choice::Ordinal(ordinal) => format!("cuda:{ordinal}"),
