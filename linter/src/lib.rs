@@ -381,6 +381,27 @@ fn python_project(session: &Session) -> python::Project {
     python::Project::new(summaries)
 }
 
+/// What the Rust walk needs of a file, its crate and its configuration; `calls_to` as
+/// [`FileContext::calls_to`].
+fn rust_context<'a>(
+    session: &'a Session,
+    unit: &'a FileUnit,
+    calls_to: Option<&'a NameSet>,
+) -> FileContext<'a> {
+    let config = session.config(unit);
+    FileContext {
+        api: &config.api,
+        model: &session.model,
+        crate_id: unit.crate_id,
+        krate: &session.packages[unit.package].krate,
+        crate_name: &unit.crate_name,
+        role: unit.role,
+        module: unit.module.clone(),
+        entry_points: &config.entry_points,
+        calls_to,
+    }
+}
+
 /// What the Python checker needs of a file and its configuration.
 fn python_context<'a>(
     unit: &FileUnit,
@@ -510,19 +531,7 @@ fn calls_in(session: &Session, unit: &FileUnit, names: &NameSet) -> Vec<CallFact
     if !mentions {
         return Vec::new();
     }
-    let config = session.config(unit);
-    let package = &session.packages[unit.package];
-    let cx = FileContext {
-        api: &config.api,
-        model: &session.model,
-        crate_id: unit.crate_id,
-        krate: &package.krate,
-        crate_name: &unit.crate_name,
-        role: unit.role,
-        module: unit.module.clone(),
-        entry_points: &config.entry_points,
-        calls_to: Some(names),
-    };
+    let cx = rust_context(session, unit, Some(names));
     linting(|| lint_source(&text, Nesting::Unchecked, &cx).1).unwrap_or_default()
 }
 
@@ -613,18 +622,7 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
             (text, findings)
         }
         Ok(text) => {
-            let package = &session.packages[unit.package];
-            let cx = FileContext {
-                api: &config.api,
-                model: &session.model,
-                crate_id: unit.crate_id,
-                krate: &package.krate,
-                crate_name: &unit.crate_name,
-                role: unit.role,
-                module: unit.module.clone(),
-                entry_points: &config.entry_points,
-                calls_to: None,
-            };
+            let cx = rust_context(session, &unit, None);
             let nesting = match unit.prescanned {
                 true => Nesting::Checked,
                 false => Nesting::Unchecked,

@@ -611,27 +611,10 @@ impl Session {
         lintable: Vec<bool>,
         summaries: &HashMap<PathBuf, Rc<ModuleSummary>>,
     ) {
-        let roots: HashMap<PathBuf, usize> = self
-            .packages
-            .iter()
-            .enumerate()
-            .map(|(index, package)| (package.root.clone(), index))
-            .collect();
+        let roots = self.package_roots();
         let mut kept = Vec::new();
         for ((path, around), lintable) in files.into_iter().zip(lintable) {
-            // The innermost package that holds the file.
-            let package = path
-                .ancestors()
-                .skip(1)
-                .find_map(|dir| roots.get(dir).copied());
-            let package = match package {
-                Some(index) => index,
-                None => {
-                    let workspace = self.workspace_holding(&path).unwrap_or(around);
-                    self.loose_package(workspace)
-                }
-            };
-            if !self.excluded(package, &path) {
+            if let Some(package) = self.package_of(&roots, &path, around) {
                 kept.push((path, package, lintable));
             }
         }
@@ -656,6 +639,38 @@ impl Session {
             .collect();
         units.sort_by(|a, b| a.relative.cmp(&b.relative));
         self.files = units;
+    }
+
+    /// Each package's folder → the package.
+    fn package_roots(&self) -> HashMap<PathBuf, usize> {
+        self.packages
+            .iter()
+            .enumerate()
+            .map(|(index, package)| (package.root.clone(), index))
+            .collect()
+    }
+
+    /// The package a file is linted as part of: the innermost that holds it, or the files of
+    /// its workspace (`around` when no workspace holds it) that belong to none; `None` when
+    /// that workspace's configuration excludes it.
+    fn package_of(
+        &mut self,
+        roots: &HashMap<PathBuf, usize>,
+        path: &Path,
+        around: usize,
+    ) -> Option<usize> {
+        let package = match path
+            .ancestors()
+            .skip(1)
+            .find_map(|dir| roots.get(dir).copied())
+        {
+            Some(index) => index,
+            None => {
+                let workspace = self.workspace_holding(path).unwrap_or(around);
+                self.loose_package(workspace)
+            }
+        };
+        (!self.excluded(package, path)).then_some(package)
     }
 
     /// Whether the configuration of a package's workspace excludes `path`, unless the path
@@ -825,27 +840,11 @@ impl Session {
     /// that holds it, or the files of its workspace that belong to none), drops what the
     /// configuration excludes, and gives each a role and module name from where it is.
     fn assign_python(&mut self, files: Vec<(PathBuf, usize)>) {
-        let roots: HashMap<PathBuf, usize> = self
-            .packages
-            .iter()
-            .enumerate()
-            .map(|(index, package)| (package.root.clone(), index))
-            .collect();
+        let roots = self.package_roots();
         for (path, around) in files {
-            let package = match path
-                .ancestors()
-                .skip(1)
-                .find_map(|dir| roots.get(dir).copied())
-            {
-                Some(index) => index,
-                None => {
-                    let workspace = self.workspace_holding(&path).unwrap_or(around);
-                    self.loose_package(workspace)
-                }
-            };
-            if self.excluded(package, &path) {
+            let Some(package) = self.package_of(&roots, &path, around) else {
                 continue;
-            }
+            };
             let root = &self.workspaces[self.packages[package].workspace].root;
             let inside = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
             let module = python_module(&path);

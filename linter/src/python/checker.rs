@@ -85,7 +85,7 @@ pub(super) fn check<'a>(
         FileRole::BinaryRoot | FileRole::EntryFile => true,
         FileRole::Library | FileRole::BinaryModule => {
             !cx.in_package
-                && (entries.main_guard.is_some()
+                && (entries.main_guard
                     || does_work(&module.body)
                     || cx.project.only_programs_import(&cx.folder, &cx.module))
         }
@@ -421,7 +421,7 @@ fn range(node: &impl Ranged) -> Range<usize> {
 /// (and theirs), the targets handed to process and thread launchers, configured functions.
 #[derive(Debug, Default)]
 struct EntryPoints {
-    main_guard: Option<Range<usize>>,
+    main_guard: bool,
     functions: HashSet<String>,
 }
 
@@ -440,7 +440,7 @@ impl EntryPoints {
             if let Stmt::If(guard) = stmt
                 && is_main_guard(&guard.test)
             {
-                found.main_guard = Some(range(guard));
+                found.main_guard = true;
                 pending.extend(called_names(&guard.body));
             }
         }
@@ -990,9 +990,7 @@ impl<'a> Checker<'a, '_> {
             if path.starts_with("torch.cuda.") {
                 self.device_use(span.clone());
             }
-            if AVAILABILITY.contains(&path.as_str()) {
-                // Seen where its result is used (`fallback`), not here.
-            } else if path == "torch.device" {
+            if path == "torch.device" {
                 self.torch_device(call);
                 return;
             } else if let Some(entry) = self.item(path) {
@@ -1778,11 +1776,6 @@ impl Checker<'_, '_> {
                 // look at it later. A choice bound to a name is judged when its function ends.
                 if let Some((shown, span)) = self.fallback(expr)
                     && self.looking == 0
-                    && !self
-                        .flow
-                        .fallbacks
-                        .iter()
-                        .any(|(_, _, bound)| *bound == span)
                     && !self.bound_fallbacks.contains(&span.start)
                 {
                     self.events.push(Event::SilentFallback { shown, span });

@@ -20,6 +20,7 @@ mod checker;
 
 use std::collections::{HashMap, HashSet};
 
+use ruff_python_ast::ModModule;
 use ruff_python_parser::ParseErrorType;
 
 use crate::api::Api;
@@ -124,29 +125,36 @@ pub use checker::Summary;
 /// What other files need of one file: its device choosers and its top-level imports, for a
 /// first pass over the project's files.
 pub fn summarize(text: &str, cx: &PyContext<'_>) -> Summary {
-    if check_nesting(text).is_err() {
-        return Summary::default();
-    }
-    stacker::maybe_grow(
-        crate::parse::NESTING_BUDGET + (16 << 20),
-        crate::STACK_SIZE,
-        || match ruff_python_parser::parse_module(text) {
-            Ok(parsed) => checker::check(parsed.syntax(), text, cx).1,
-            Err(_) => Summary::default(),
-        },
-    )
+    with_module(text, |module| match module {
+        Ok(module) => checker::check(module, text, cx).1,
+        Err(_) => Summary::default(),
+    })
 }
 
 /// The findings of one Python file. Runs on a stack big enough for
 /// [`crate::parse::NESTING_BUDGET`], growing the caller's when it is smaller; a file nested
 /// deeper is one `parse_error` finding.
 pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
+    with_module(text, |module| match module {
+        Ok(module) => rules::check(&checker::check(module, text, cx).0, Language::Python),
+        Err(unparsed) => vec![rules::unlinted(unparsed)],
+    })
+}
+
+/// Runs `f` on the syntax tree of `text`, safely for any input: nesting is checked first, and
+/// parsing, `f` and dropping the tree (which recurses as deep as it) run on a stack big enough
+/// for [`crate::parse::NESTING_BUDGET`]. A file nested too deep or with a syntax error is
+/// given to `f` as what could not be parsed.
+fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>) -> T) -> T {
     stacker::maybe_grow(
         crate::parse::NESTING_BUDGET + (16 << 20),
         crate::STACK_SIZE,
         || match check_nesting(text) {
-            Ok(()) => lint_checked(text, cx),
-            Err(unparsed) => vec![rules::unlinted(unparsed)],
+            Err(unparsed) => f(Err(unparsed)),
+            Ok(()) => match ruff_python_parser::parse_module(text) {
+                Ok(parsed) => f(Ok(parsed.syntax())),
+                Err(error) => f(Err(unparsed(&error))),
+            },
         },
     )
 }
@@ -221,28 +229,21 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
     })
 }
 
-fn lint_checked(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
-    match ruff_python_parser::parse_module(text) {
-        Ok(parsed) => rules::check(
-            &checker::check(parsed.syntax(), text, cx).0,
-            Language::Python,
-        ),
-        Err(error) => {
-            let (start, end) = (
-                usize::from(error.location.start()),
-                usize::from(error.location.end()),
-            );
-            let label = match error.error {
-                ParseErrorType::Lexical(_) => "invalid token",
-                _ => "invalid syntax",
-            };
-            vec![rules::unlinted(Unparsed {
-                span: start..end.max(start),
-                message: format!("could not parse the file as Python: {}", error.error),
-                label: label.to_owned(),
-                help: "fix the syntax error; until then nothing in this file is checked".to_owned(),
-            })]
-        }
+/// A syntax error, as a `parse_error` finding gives it.
+fn unparsed(error: &ruff_python_parser::ParseError) -> Unparsed {
+    let (start, end) = (
+        usize::from(error.location.start()),
+        usize::from(error.location.end()),
+    );
+    let label = match error.error {
+        ParseErrorType::Lexical(_) => "invalid token",
+        _ => "invalid syntax",
+    };
+    Unparsed {
+        span: start..end.max(start),
+        message: format!("could not parse the file as Python: {}", error.error),
+        label: label.to_owned(),
+        help: "fix the syntax error; until then nothing in this file is checked".to_owned(),
     }
 }
 
@@ -272,21 +273,13 @@ pub fn items(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
             self.path.pop();
         }
     }
-    if check_nesting(text).is_err() {
-        return Vec::new();
-    }
-    stacker::maybe_grow(
-        crate::parse::NESTING_BUDGET + (16 << 20),
-        crate::STACK_SIZE,
-        || {
-            let Ok(parsed) = ruff_python_parser::parse_module(text) else {
-                return Vec::new();
-            };
-            let mut items = Items::default();
-            items.visit_body(&parsed.syntax().body);
-            items.found
-        },
-    )
+    with_module(text, |module| {
+        let mut items = Items::default();
+        if let Ok(module) = module {
+            items.visit_body(&module.body);
+        }
+        items.found
+    })
 }
 
 #[cfg(test)]

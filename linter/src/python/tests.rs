@@ -3,19 +3,31 @@
 use super::*;
 use crate::resolve::FileRole;
 
+/// A file's context with no other files in the project.
+fn context<'a>(
+    api: &'a Api,
+    role: FileRole,
+    in_package: bool,
+    module: &str,
+    entry_points: &'a [String],
+) -> PyContext<'a> {
+    static NO_PROJECT: std::sync::LazyLock<Project> = std::sync::LazyLock::new(Project::default);
+    PyContext {
+        api,
+        role,
+        in_package,
+        module: module.to_owned(),
+        entry_points,
+        is_init: false,
+        project: &NO_PROJECT,
+        folder: String::new(),
+    }
+}
+
 /// `rule:line` of each finding of `source`, linted as a module of a package.
 fn findings_with(source: &str, role: FileRole, entry_points: &[String]) -> Vec<String> {
     let api = Api::python(Default::default()).expect("tables");
-    let cx = PyContext {
-        api: &api,
-        role,
-        in_package: true,
-        module: "pkg.mod".to_owned(),
-        entry_points,
-        is_init: false,
-        project: &Default::default(),
-        folder: String::new(),
-    };
+    let cx = context(&api, role, true, "pkg.mod", entry_points);
     lint(source, &cx)
         .iter()
         .map(|f| {
@@ -110,16 +122,7 @@ fn scripts_and_tests_choose_their_devices() {
     // A module with a main guard outside any package is a script.
     let script = format!("{source}\nif __name__ == '__main__':\n    f()\n");
     let api = Api::python(Default::default()).expect("tables");
-    let cx = PyContext {
-        api: &api,
-        role: FileRole::Library,
-        in_package: false,
-        module: "train".to_owned(),
-        entry_points: &[],
-        is_init: false,
-        project: &Default::default(),
-        folder: String::new(),
-    };
+    let cx = context(&api, FileRole::Library, false, "train", &[]);
     assert!(lint(&script, &cx).is_empty());
 }
 
@@ -159,16 +162,7 @@ fn configured_python_entries_are_followed_like_torchs() {
     )
     .expect("table");
     let api = Api::python(extra).expect("tables");
-    let cx = PyContext {
-        api: &api,
-        role: FileRole::Library,
-        in_package: true,
-        module: "pkg.mod".to_owned(),
-        entry_points: &[],
-        is_init: false,
-        project: &Default::default(),
-        folder: String::new(),
-    };
+    let cx = context(&api, FileRole::Library, true, "pkg.mod", &[]);
     let source = "\
 from mylib import gpu
 from mylib.launch import run
@@ -197,16 +191,7 @@ def main(): run(worker)
 fn a_module_outside_packages_that_does_work_is_a_script() {
     let api = Api::python(Default::default()).expect("tables");
     let lint_outside = |source: &str| {
-        let cx = PyContext {
-            api: &api,
-            role: FileRole::Library,
-            in_package: false,
-            module: "train".to_owned(),
-            entry_points: &[],
-            is_init: false,
-            project: &Default::default(),
-            folder: String::new(),
-        };
+        let cx = context(&api, FileRole::Library, false, "train", &[]);
         lint(source, &cx).len()
     };
     // nanoGPT's train.py: configuration, then work at the top level, no main guard.
