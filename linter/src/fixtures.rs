@@ -24,16 +24,21 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
     };
     if path.extension().is_some_and(|ext| ext == "py") {
         let api = crate::api::Api::python(Default::default()).expect("built-in tables");
-        let cx = crate::python::PyContext {
+        let empty = crate::python::Project::default();
+        let mut cx = crate::python::PyContext {
             api: &api,
             role,
             in_package: true,
             module: "fixture".to_owned(),
             entry_points: &[],
             is_init: false,
-            project: &Default::default(),
+            project: &empty,
             folder: String::new(),
         };
+        // Two passes, as a run makes: the file's own device choosers are known in the second.
+        let summary = crate::python::summarize(&text, &cx);
+        let project = crate::python::Project::new([(String::new(), cx.module.clone(), summary)]);
+        cx.project = &project;
         let findings = crate::python::lint(&text, &cx);
         return (text, at_default_levels(findings));
     }

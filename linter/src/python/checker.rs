@@ -44,6 +44,23 @@ const CURRENT_DEVICE_VALUES: &[&str] = &["torch.accelerator.current_accelerator"
 /// Calls whose `device=` is a device type (`"cuda"`), not a device.
 const DEVICE_TYPE_APIS: &[&str] = &["GradScaler", "get_autocast_dtype", "is_autocast_enabled"];
 
+/// Functions of `torch.cuda` that read facts of a device (its properties, its memory) and place
+/// nothing: a device passed to one is asked about, not used, so `"cuda"` there is no finding.
+const QUERIES: &[&str] = &[
+    "get_device_properties",
+    "get_device_name",
+    "get_device_capability",
+    "mem_get_info",
+    "memory_allocated",
+    "max_memory_allocated",
+    "memory_reserved",
+    "max_memory_reserved",
+    "memory_stats",
+    "memory_summary",
+    "reset_peak_memory_stats",
+    "utilization",
+];
+
 /// Calls that report a value to a person: passing the chosen device to one looks at it.
 const REPORTING: &[&str] = &[
     "print",
@@ -98,6 +115,8 @@ pub(super) fn check<'a>(
         program,
         in_entry: program,
         qualname: Vec::new(),
+        class_body: None,
+        method_of: None,
         module: cx.module.clone(),
         configured: cx.entry_points,
         flow: Flow::default(),
@@ -608,6 +627,10 @@ struct Checker<'a, 't> {
     in_entry: bool,
     /// The classes and functions around, for configured entry points.
     qualname: Vec<String>,
+    /// The class whose body is being walked, as a dotted path below the module.
+    class_body: Option<String>,
+    /// The class of the method being walked, which `self.f()` and `cls.f()` call into.
+    method_of: Option<String>,
     module: String,
     configured: &'a [String],
     flow: Flow,
@@ -661,14 +684,19 @@ impl<'a> Checker<'a, '_> {
                 if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
                     && call.arguments.args.len() == 2 =>
             {
-                let attribute = match &call.arguments.args[1] {
-                    Expr::Name(name) => self.flow.strings.get(name.id.as_str())?.clone(),
-                    other => string(other)?.to_owned(),
+                let base = self.resolve(&call.arguments.args[0])?;
+                let named = match &call.arguments.args[1] {
+                    Expr::Name(name) => self.flow.strings.get(name.id.as_str()).cloned(),
+                    other => string(other).map(str::to_owned),
                 };
-                Some(format!(
-                    "{}.{attribute}",
-                    self.resolve(&call.arguments.args[0])?
-                ))
+                let attribute = match named {
+                    Some(text) => text,
+                    // `getattr(torch, device_type)`: whichever accelerator's module it is,
+                    // each has `torch.cuda`'s device API (`current_device`, `set_device`).
+                    None if base == "torch" => "cuda".to_owned(),
+                    None => return None,
+                };
+                Some(format!("{base}.{attribute}"))
             }
             Expr::Attribute(attribute) => Some(format!(
                 "{}.{}",
@@ -677,6 +705,33 @@ impl<'a> Checker<'a, '_> {
             )),
             _ => None,
         }
+    }
+
+    /// Whether a call only reads facts of a device (`torch.cuda.get_device_properties(...)`).
+    fn is_query(&self, call: &ast::ExprCall) -> bool {
+        self.resolve(&call.func).is_some_and(|path| {
+            path.strip_prefix("torch.cuda.")
+                .is_some_and(|name| QUERIES.contains(&name))
+        })
+    }
+
+    /// The dotted path of a method of the class being walked, called on `self` or `cls`.
+    fn own_method(&self, func: &Expr) -> Option<String> {
+        let Expr::Attribute(attribute) = func else {
+            return None;
+        };
+        let Expr::Name(receiver) = &*attribute.value else {
+            return None;
+        };
+        if !matches!(receiver.id.as_str(), "self" | "cls") || self.module.is_empty() {
+            return None;
+        }
+        let class = self.method_of.as_deref()?;
+        Some(format!(
+            "{}.{class}.{}",
+            self.module,
+            attribute.attr.as_str()
+        ))
     }
 
     fn item(&self, path: &str) -> Option<&'a Entry> {
@@ -766,7 +821,9 @@ impl<'a> Checker<'a, '_> {
             Expr::Call(call)
                 if self.resolve(&call.func).is_some_and(|path| {
                     CURRENT_DEVICE_VALUES.contains(&path.as_str()) || self.project.chooses(&path)
-                }) =>
+                }) || self
+                    .own_method(&call.func)
+                    .is_some_and(|path| self.project.chooses(&path)) =>
             {
                 Some((
                     Choice::Current,
@@ -817,9 +874,9 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `torch.device(...)`):
-    /// a device string, a conditional or default holding one, an integer ordinal, or a name
-    /// bound to a device string earlier. What it names, if anything is known.
+    /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `device_map=`,
+    /// `torch.device(...)`): a device string, a conditional or default holding one, an integer
+    /// ordinal, or a name bound to a device string earlier. What it names, if anything is known.
     fn device_argument(
         &mut self,
         value: &Expr,
@@ -1051,9 +1108,19 @@ impl<'a> Checker<'a, '_> {
         }
         for keyword in &call.arguments.keywords {
             let Some(name) = &keyword.arg else { continue };
-            if matches!(name.as_str(), "device" | "map_location") {
-                let shown = |ordinal| format!("{}={ordinal}", name.as_str());
-                self.device_argument(&keyword.value, shown);
+            match (name.as_str(), &keyword.value) {
+                ("device" | "map_location" | "device_map", value) if !value.is_dict_expr() => {
+                    let shown = |ordinal| format!("{}={ordinal}", name.as_str());
+                    self.device_argument(value, shown);
+                }
+                // `device_map={"": 0}` (transformers, accelerate): each module's device.
+                ("device_map", Expr::Dict(map)) => {
+                    for item in map.iter() {
+                        let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
+                        self.device_argument(&item.value, shown);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -1237,11 +1304,9 @@ impl<'a> Checker<'a, '_> {
             }
             return;
         };
-        let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-        let says_device = last.contains("device") && !last.contains("type");
         // A GPU with its ordinal is a device whatever its use when it is built as one, or
         // bound to a name that says so.
-        let named_gpu = (says_device && string(value).is_some()) || self.built_device(value);
+        let named_gpu = (says_device(name) && string(value).is_some()) || self.built_device(value);
         if named_gpu && matches!(choice, Choice::Ordinal(_)) {
             self.chosen(choice, shown, span, self.in_entry);
             return;
@@ -1361,6 +1426,13 @@ impl<'a> Checker<'a, '_> {
             self.visit_expr(&decorator.expression);
         }
         self.qualname.push(def.name.to_string());
+        // A function defined in a class body is its method; functions nested in a method
+        // still see its `self`.
+        let owner = self.class_body.take();
+        let saved_method = self.method_of.clone();
+        if owner.is_some() {
+            self.method_of.clone_from(&owner);
+        }
         let configured = {
             let full = format!("{}.{}", self.module, self.qualname.join("."));
             self.configured.iter().any(|entry| entry == &full)
@@ -1385,7 +1457,22 @@ impl<'a> Checker<'a, '_> {
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
-                self.bind_device_string(parameter.parameter.name.as_str(), default, false);
+                let name = parameter.parameter.name.as_str();
+                self.bind_device_string(name, default, false);
+                // `def init(device: int = 0)`: GPU 0 for callers who pass none, reported where
+                // the parameter reaches a device position.
+                if let Some(ordinal) = integer(default).filter(|_| says_device(name)) {
+                    self.flow.pending.insert(
+                        name.to_owned(),
+                        Pending {
+                            choice: Choice::Ordinal(ordinal),
+                            shown: self.source(&range(parameter)).to_owned(),
+                            span: range(&**default),
+                            in_entry: self.in_entry,
+                            reported: false,
+                        },
+                    );
+                }
             }
         }
         for stmt in &def.body {
@@ -1396,6 +1483,8 @@ impl<'a> Checker<'a, '_> {
         self.loops = saved_loops;
         self.scopes.pop();
         self.in_entry = saved_entry;
+        self.class_body = owner;
+        self.method_of = saved_method;
         self.qualname.pop();
     }
 
@@ -1431,6 +1520,13 @@ impl<'a> Checker<'a, '_> {
             self.flow.facts.remove(&name);
         }
     }
+}
+
+/// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
+/// not a device type (`device_type`).
+fn says_device(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    last.contains("device") && !last.contains("type")
 }
 
 /// The names an expression reads.
@@ -1582,9 +1678,11 @@ impl Checker<'_, '_> {
                     self.visit_arguments(arguments);
                 }
                 self.qualname.push(class.name.to_string());
+                let saved = self.class_body.replace(self.qualname.join("."));
                 for stmt in &class.body {
                     self.visit_stmt(stmt);
                 }
+                self.class_body = saved;
                 self.qualname.pop();
             }
             Stmt::If(guard) if self.qualname.is_empty() && is_main_guard(&guard.test) => {
@@ -1654,8 +1752,11 @@ impl Checker<'_, '_> {
                     self.device_literal(value).is_some()
                         || dotted(value).is_some_and(|name| self.flow.pending.contains_key(&name))
                 });
-                if chosen && self.qualname.len() == 1 && !self.module.is_empty() {
-                    let path = format!("{}.{}", self.module, self.qualname[0]);
+                // A method is a chooser too (`self.pick_device()`, `cls.default_device()`).
+                let method = self.qualname.len() == 2
+                    && self.method_of.as_deref() == Some(self.qualname[0].as_str());
+                if chosen && (self.qualname.len() == 1 || method) && !self.module.is_empty() {
+                    let path = format!("{}.{}", self.module, self.qualname.join("."));
                     if !self.choosers.contains(&path) {
                         self.choosers.push(path);
                     }
@@ -1721,6 +1822,16 @@ impl Checker<'_, '_> {
 
     fn expr(&mut self, expr: &Expr) {
         match expr {
+            // A device asked about is not used: only what builds it is walked.
+            Expr::Call(call) if self.is_query(call) => {
+                self.device_use(range(call));
+                for value in &call.arguments.args {
+                    self.visit_kept(value);
+                }
+                for keyword in &call.arguments.keywords {
+                    self.visit_kept(&keyword.value);
+                }
+            }
             Expr::Call(call) => {
                 self.call(call);
                 // The callee's own chain is resolved whole; what it is called on is walked.

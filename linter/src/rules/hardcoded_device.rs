@@ -29,8 +29,10 @@ declare_rule! {
     /// ```
     ///
     /// ## In Python
-    /// `"cuda:1"`, `torch.device("cuda", 1)`, `.cuda(1)`, `.to(1)` and `device=0`, where
-    /// a device goes, and `"cuda:1"` bound to a name that says `device`, outside entry points:
+    /// `"cuda:1"`, `torch.device("cuda", 1)`, `.cuda(1)`, `.to(1)`, `device=0` and
+    /// `device_map={"": 0}`, where a device goes, `"cuda:1"` bound to a name that says
+    /// `device`, and a parameter's default ordinal (`device: int = 0`) that reaches a device,
+    /// outside entry points:
     /// ```python
     /// DEVICE = "cuda:1"
     ///

@@ -58,7 +58,10 @@ declare_rule! {
     ///         self.proj = nn.Linear(64, 64, device=device)
     /// ```
     /// `"cuda"` as a device *type* (`torch.autocast("cuda")`, `device.type == "cuda"`) is not a
-    /// device and is not flagged.
+    /// device and is not flagged, nor is a device only asked about
+    /// (`torch.cuda.get_device_properties("cuda")`, `mem_get_info`), where nothing is placed.
+    /// A method of the class that returns a device it chose (`self.pick_device()`) is followed
+    /// like a function; so is `getattr(torch, device_type).current_device()`.
     ///
     /// ## Known limits
     /// Only calls the resolver can tie to a known API, or to such a function, are seen: a
