@@ -1,0 +1,42 @@
+//! Any text given to the Python checker must lint without a panic, in both of a run's passes
+//! (the project summary, then the findings), and every span it reports must lie inside the text
+//! on character boundaries. The seed corpus is the rules' Python fixtures
+//! (`fuzz/corpus/lint_python`, made by `fuzz/seed.sh`).
+
+#![no_main]
+
+use std::sync::LazyLock;
+
+use cargo_placement::api::Api;
+use cargo_placement::python::{self, Project, PyContext};
+use cargo_placement::resolve::FileRole;
+use libfuzzer_sys::fuzz_target;
+
+static API: LazyLock<Api> = LazyLock::new(|| Api::python(Default::default()).expect("tables"));
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let empty = Project::default();
+    for (role, in_package) in [(FileRole::Library, true), (FileRole::Library, false)] {
+        let mut cx = PyContext {
+            api: &API,
+            role,
+            in_package,
+            module: "pkg.fuzzed".to_owned(),
+            entry_points: &[],
+            is_init: false,
+            project: &empty,
+            folder: String::new(),
+        };
+        let summary = python::summarize(text, &cx);
+        let project = Project::new([(String::new(), cx.module.clone(), summary)]);
+        cx.project = &project;
+        for finding in python::lint(text, &cx) {
+            let span = finding.span;
+            assert!(span.start <= span.end && span.end <= text.len());
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+        }
+    }
+});
