@@ -468,6 +468,7 @@ fn python_projects_are_linted_as_python_tools_find_their_files() {
             ("src/pkg/init.py", STRAY),
             // Ignored by git, a virtual environment, a cache, a hidden folder.
             (".gitignore", "generated/\n"),
+            ("generated/__init__.py", ""),
             ("generated/gen.py", STRAY),
             ("env/pyvenv.cfg", "home = /usr/bin\n"),
             ("env/lib/python3.12/site-packages/torch/cuda.py", STRAY),

@@ -866,7 +866,8 @@ impl Session {
 }
 
 /// The role of a Python file, by the conventions of pytest and of projects' layouts, from its
-/// path inside its workspace: test files and `conftest.py` are entry files; `__main__.py` and
+/// path inside its workspace: test files (`test_*.py`, `*_test.py`, `tests.py`, `test.py`, files
+/// under `tests/`) and `conftest.py` are entry files; `__main__.py` and
 /// the files of `scripts/`, `examples/`, `tools/`, `bin/` and `benchmarks/` are programs.
 /// Other files with a main guard are programs too when they are not in a package (decided
 /// when the file is read).
@@ -885,7 +886,7 @@ fn python_role(inside: &Path) -> FileRole {
     let in_dir = |names: &[&str]| dirs.iter().any(|dir| names.contains(dir));
     if stem.starts_with("test_")
         || stem.ends_with("_test")
-        || stem == "conftest"
+        || matches!(stem, "conftest" | "tests" | "test")
         || in_dir(&["tests", "test"])
     {
         FileRole::EntryFile

@@ -124,6 +124,8 @@ pub(super) fn check<'a>(
         bound_fallbacks: HashSet::new(),
         file_pending: HashMap::new(),
         looking: 0,
+        scoped: 0,
+        comparing: 0,
         project: cx.project,
         package: base,
         choosers: Vec::new(),
@@ -384,11 +386,26 @@ fn root(expr: &Expr) -> Option<&str> {
     }
 }
 
-/// Whether a module's top level does work when it runs (calls something, loops), as a script
-/// without a main guard does, rather than only defining names.
+/// Whether a module's top level does work when it runs (calls something, loops, binds what
+/// one of its own functions returns), as a script without a main guard does, rather than only
+/// defining names.
 fn does_work(body: &[Stmt]) -> bool {
+    let defined: HashSet<&str> = body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::FunctionDef(def) => Some(def.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let runs_own = |value: &Expr| {
+        matches!(value, Expr::Call(call)
+            if matches!(&*call.func, Expr::Name(f) if defined.contains(f.id.as_str())))
+    };
     body.iter().any(|stmt| match stmt {
         Stmt::Expr(expr) => !matches!(&*expr.value, Expr::StringLiteral(_)),
+        // `model, tokenizer = load()`, with `load` defined above.
+        Stmt::Assign(assign) => runs_own(&assign.value),
+        Stmt::AnnAssign(assign) => assign.value.as_deref().is_some_and(runs_own),
         Stmt::For(_) | Stmt::While(_) | Stmt::With(_) => true,
         Stmt::If(s) => {
             !is_main_guard(&s.test)
@@ -642,6 +659,11 @@ struct Checker<'a, 't> {
     file_pending: HashMap<String, Pending>,
     /// Inside something that looks at a value (a comparison, an assertion, a report).
     looking: usize,
+    /// Inside `with torch.cuda.device(i):`, where the current device is the one it names.
+    scoped: usize,
+    /// Directly inside a comparison (`x.device == torch.device("cuda")`), where a device is
+    /// checked, not used; a call's arguments are outside it again.
+    comparing: usize,
     /// The project's device choosers, across its files.
     project: &'a Project,
     /// The package relative imports start from.
@@ -768,6 +790,9 @@ impl<'a> Checker<'a, '_> {
     /// Reports a device chosen by a string or an ordinal, from where it was written.
     fn chosen(&mut self, choice: Choice, shown: String, span: Range<usize>, in_entry: bool) {
         self.device_use(span.clone());
+        if choice == Choice::Current && self.scoped > 0 {
+            return;
+        }
         let event = match choice {
             Choice::Current => Event::CurrentDevice {
                 shown,
@@ -1056,7 +1081,16 @@ impl<'a> Checker<'a, '_> {
                     | Role::ImplicitDevice { .. }
                     | Role::CurrentDeviceUser => {
                         self.device_use(span.clone());
-                        self.api_event(entry, path, range(&*call.func), false);
+                        // Under a scoped guard the current device is the guard's; in a
+                        // comparison it is only checked (`assert current_device() == rank`).
+                        let asks = path.ends_with(".current_device")
+                            || path.ends_with(".current_device_index");
+                        let scoped =
+                            self.scoped > 0 && (entry.role == Role::CurrentDeviceUser || asks);
+                        let checked = asks && self.comparing > 0;
+                        if !scoped && !checked {
+                            self.api_event(entry, path, range(&*call.func), false);
+                        }
                     }
                     // A configured constructor of a device from an ordinal.
                     Role::ExplicitDevice { ordinal, .. } => {
@@ -1128,6 +1162,9 @@ impl<'a> Checker<'a, '_> {
     /// `torch.device("cuda", 1)`, `torch.device("cuda:1")`, `torch.device(1)`,
     /// `torch.device(type="cuda", index=1)`.
     fn torch_device(&mut self, call: &ast::ExprCall) {
+        if self.comparing > 0 {
+            return;
+        }
         let span = range(call);
         let shown = self.source(&span).to_owned();
         let kind = call.arguments.find_argument_value("type", 0);
@@ -1364,7 +1401,14 @@ impl<'a> Checker<'a, '_> {
     fn finish_flow(&mut self, body: &[Stmt]) {
         let fallbacks = std::mem::take(&mut self.flow.fallbacks);
         for (name, shown, span) in fallbacks {
-            if !looked_at(body, &name, span.end) {
+            // An attribute (`self.device`) is read by other functions: only a plain name that
+            // nothing reads chose nothing.
+            let report = match fate(body, &name, span.end) {
+                Fate::LookedAt => false,
+                Fate::Unused => name.contains('.'),
+                Fate::Unchecked => true,
+            };
+            if report {
                 self.events.push(Event::SilentFallback { shown, span });
             }
         }
@@ -1589,9 +1633,19 @@ fn moved_twice(body: &[Stmt]) -> HashSet<String> {
         .collect()
 }
 
-/// Whether a body looks at the device bound to `name`: compares it, asserts on it, reports it
-/// (`print`, logging, an f-string), or reads its `.type`.
-fn looked_at(body: &[Stmt], name: &str, after: usize) -> bool {
+/// What a body does with the device bound to `name` after `after`.
+#[derive(Debug, PartialEq, Eq)]
+enum Fate {
+    /// Nothing reads it: no device is used, so nothing can fall back.
+    Unused,
+    /// It is used, and nothing looks at which device it is.
+    Unchecked,
+    /// Something compares it, asserts on it, reports it (`print`, logging, an f-string), or
+    /// reads its `.type`.
+    LookedAt,
+}
+
+fn fate(body: &[Stmt], name: &str, after: usize) -> Fate {
     struct Looks<'n> {
         name: &'n str,
         /// Where the choice was made: what is looked at before it is the caller's value.
@@ -1599,6 +1653,7 @@ fn looked_at(body: &[Stmt], name: &str, after: usize) -> bool {
         /// Inside something that looks at what it contains.
         looking: usize,
         found: bool,
+        used: bool,
     }
     impl<'a> Visitor<'a> for Looks<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
@@ -1614,6 +1669,7 @@ fn looked_at(body: &[Stmt], name: &str, after: usize) -> bool {
         fn visit_expr(&mut self, expr: &'a Expr) {
             let is_name = dotted(expr).as_deref() == Some(self.name)
                 && usize::from(expr.range().start()) >= self.after;
+            self.used |= is_name;
             if is_name && self.looking > 0 {
                 self.found = true;
                 return;
@@ -1651,9 +1707,14 @@ fn looked_at(body: &[Stmt], name: &str, after: usize) -> bool {
         after,
         looking: 0,
         found: false,
+        used: false,
     };
     visitor::walk_body(&mut looks, body);
-    looks.found
+    match (looks.found, looks.used) {
+        (true, _) => Fate::LookedAt,
+        (false, true) => Fate::Unchecked,
+        (false, false) => Fate::Unused,
+    }
 }
 
 impl<'v> Visitor<'v> for Checker<'_, '_> {
@@ -1809,7 +1870,20 @@ impl Checker<'_, '_> {
                     self.flow.facts.remove(&name);
                 }
             }
-            Stmt::With(_) | Stmt::Try(_) | Stmt::Match(_) => {
+            Stmt::With(with) => {
+                let guard = with.items.iter().any(|item| {
+                    matches!(&item.context_expr, Expr::Call(call)
+                        if self.resolve(&call.func).and_then(|path| self.item(&path))
+                            .is_some_and(|entry| entry.role == Role::ScopedGuard))
+                });
+                self.scoped += usize::from(guard);
+                visitor::walk_stmt(self, stmt);
+                self.scoped -= usize::from(guard);
+                for name in assigned_names(std::slice::from_ref(stmt), false) {
+                    self.flow.facts.remove(&name);
+                }
+            }
+            Stmt::Try(_) | Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
                 for name in assigned_names(std::slice::from_ref(stmt), false) {
@@ -1848,7 +1922,9 @@ impl Checker<'_, '_> {
                 };
                 let reports = usize::from(REPORTING.contains(&callee));
                 self.looking += reports;
+                let comparing = std::mem::take(&mut self.comparing);
                 self.visit_arguments(&call.arguments);
+                self.comparing = comparing;
                 self.looking -= reports;
             }
             Expr::Attribute(_) => {
@@ -1900,8 +1976,11 @@ impl Checker<'_, '_> {
             }
             // What a comparison or an f-string holds is looked at.
             Expr::Compare(_) | Expr::FString(_) => {
+                let compares = usize::from(matches!(expr, Expr::Compare(_)));
                 self.looking += 1;
+                self.comparing += compares;
                 visitor::walk_expr(self, expr);
+                self.comparing -= compares;
                 self.looking -= 1;
             }
             // A comprehension's targets change with every element: transfers of them in a

@@ -97,7 +97,7 @@ impl Project {
     pub fn only_programs_import(&self, folder: &str, module: &str) -> bool {
         self.importers
             .get(&format!("{folder}|{module}"))
-            .is_some_and(|programs| programs.iter().all(|&program| program))
+            .is_none_or(|programs| programs.iter().all(|&program| program))
     }
 
     /// Whether the dotted `path` names a device chooser of the project, through re-exports.

@@ -197,7 +197,20 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
     // nanoGPT's train.py: configuration, then work at the top level, no main guard.
     let script = "import torch\ndevice = 'cuda'\ntorch.manual_seed(1337)\nx = torch.zeros(1, device=device)\ntorch.cuda.set_device(0)\n";
     assert_eq!(lint_outside(script), 0);
-    // Its model.py, imported by it: only definitions.
+    // A chat app run by a framework (`chainlit run app.py`): it loads its model at import.
+    let app =
+        "import torch\n\ndef load():\n    return torch.zeros(1, device='cuda')\n\nmodel = load()\n";
+    assert_eq!(lint_outside(app), 0);
+    // A module of definitions that a library module beside it imports is library code; one
+    // that no file beside it imports is a notebook's helper or a configuration file.
     let module = "import torch\n\ndef pick():\n    torch.cuda.set_device(0)\n";
-    assert_eq!(lint_outside(module), 1);
+    assert_eq!(lint_outside(module), 0);
+    let importer = Summary {
+        imports: [("pick".to_owned(), "train.pick".to_owned())].into(),
+        ..Summary::default()
+    };
+    let project = Project::new([(String::new(), "serve".to_owned(), importer)]);
+    let mut cx = context(&api, FileRole::Library, false, "train", &[]);
+    cx.project = &project;
+    assert_eq!(lint(module, &cx).len(), 1);
 }
