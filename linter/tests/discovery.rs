@@ -557,3 +557,26 @@ fn a_projects_own_device_chooser_is_followed_across_its_python_files() {
     );
     assert!(stdout(&output).contains("`infer_device()` uses whatever device is current"));
 }
+
+#[test]
+fn what_a_glob_import_of_the_projects_module_brings_is_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/utils.py", "import torch\nimport torch.cuda as tc\n"),
+            (
+                "pkg/model.py",
+                "from .utils import *\n\ndef pin():\n    torch.cuda.set_device(0)\n\ndef also():\n    tc.set_device(1)\n",
+            ),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(
+        places(&output),
+        ["pkg/model.py:4:5", "pkg/model.py:7:5"],
+        "{}",
+        stdout(&output)
+    );
+}

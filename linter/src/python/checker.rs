@@ -167,6 +167,8 @@ struct Scope {
     definitions: HashSet<String>,
     /// Names bound otherwise (parameters, assignments, loop targets, relative imports).
     locals: HashSet<String>,
+    /// Modules whose names a glob import (`from utils import *`) brings.
+    globs: Vec<String>,
 }
 
 impl Scope {
@@ -214,6 +216,10 @@ impl Scope {
                         }
                     };
                     for alias in &import.names {
+                        if let Some(module) = from.as_ref().filter(|_| alias.name.as_str() == "*") {
+                            self.globs.push(module.clone());
+                            continue;
+                        }
                         let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
                         match &from {
                             Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
@@ -432,9 +438,19 @@ fn is_main_guard(test: &Expr) -> bool {
     (is(&compare.left, &name) && is(right, &main)) || (is(&compare.left, &main) && is(right, &name))
 }
 
+/// The text of a string literal, or of an f-string without a replacement field (`f"cuda"`).
 fn string(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::StringLiteral(s) => Some(s.value.to_str()),
+        Expr::FString(f) => {
+            let mut elements = f.value.elements();
+            match (elements.next(), elements.next(), f.value.literals().next()) {
+                (Some(ast::InterpolatedStringElement::Literal(literal)), None, None) => {
+                    Some(&literal.value)
+                }
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
@@ -683,12 +699,22 @@ impl<'a> Checker<'a, '_> {
             }
             Expr::Name(name) => {
                 let id = name.id.as_str();
-                let (depth, found) = self
+                let Some((depth, found)) = self
                     .scopes
                     .iter()
                     .enumerate()
                     .rev()
-                    .find_map(|(depth, scope)| Some((depth, scope.lookup(id)?)))?;
+                    .find_map(|(depth, scope)| Some((depth, scope.lookup(id)?)))
+                else {
+                    // What a glob import of the project's module brings: what that module
+                    // imported (`from utils import *` after `import torch` in utils).
+                    return self.scopes[0]
+                        .globs
+                        .iter()
+                        .rev()
+                        .find_map(|module| self.project.imported(module, id))
+                        .map(str::to_owned);
+                };
                 match found {
                     Some(path) => Some(path.to_owned()),
                     // A function of this module, named as other modules name it.
@@ -814,18 +840,17 @@ impl<'a> Checker<'a, '_> {
     /// The device string a literal, or a conditional with one in a branch
     /// (`"cuda" if torch.cuda.is_available() else "cpu"`), or a `getattr` default, chooses.
     fn device_literal(&self, value: &Expr) -> Option<(Choice, String, Range<usize>)> {
+        if let Some(text) = string(value) {
+            let choice = match text {
+                "cuda" => Choice::Current,
+                _ => match device_string::parse(text)? {
+                    Named::Cuda(ordinal) => Choice::Ordinal(u64::from(ordinal)),
+                    Named::Cpu => return None,
+                },
+            };
+            return Some((choice, format!("\"{text}\""), range(value)));
+        }
         match value {
-            Expr::StringLiteral(s) => {
-                let text = s.value.to_str();
-                let choice = match text {
-                    "cuda" => Choice::Current,
-                    _ => match device_string::parse(text)? {
-                        Named::Cuda(ordinal) => Choice::Ordinal(u64::from(ordinal)),
-                        Named::Cpu => return None,
-                    },
-                };
-                Some((choice, format!("\"{text}\""), range(value)))
-            }
             Expr::If(choice) => self
                 .device_literal(&choice.body)
                 .or_else(|| self.device_literal(&choice.orelse)),
@@ -875,7 +900,7 @@ impl<'a> Checker<'a, '_> {
                     && call
                         .arguments
                         .find_argument_value("type", 0)
-                        .is_some_and(|kind| matches!(kind, Expr::StringLiteral(_) | Expr::If(_)))
+                        .is_some_and(|kind| string(kind).is_some() || matches!(kind, Expr::If(_)))
             }
             Expr::If(choice) => {
                 self.built_device(&choice.body) || self.built_device(&choice.orelse)
@@ -956,7 +981,7 @@ impl<'a> Checker<'a, '_> {
                 .facts
                 .get(name.id.as_str())
                 .map(|f| f.device.clone()),
-            Expr::StringLiteral(s) => match s.value.to_str() {
+            Expr::StringLiteral(_) | Expr::FString(_) => match string(expr)? {
                 "cuda" => Some("cuda".to_owned()),
                 text => device_string::parse(text).map(|named| named.to_string()),
             },
@@ -1143,9 +1168,18 @@ impl<'a> Checker<'a, '_> {
         for keyword in &call.arguments.keywords {
             let Some(name) = &keyword.arg else { continue };
             match (name.as_str(), &keyword.value) {
-                ("device" | "map_location" | "device_map", value) if !value.is_dict_expr() => {
+                ("device" | "map_location" | "device_map" | "output_device", value)
+                    if !value.is_dict_expr() =>
+                {
                     let shown = |ordinal| format!("{}={ordinal}", name.as_str());
                     self.device_argument(value, shown);
+                }
+                // `DistributedDataParallel(model, device_ids=[0])`.
+                ("device_ids", Expr::List(ast::ExprList { elts, .. }))
+                | ("device_ids", Expr::Tuple(ast::ExprTuple { elts, .. })) => {
+                    for element in elts {
+                        self.device_argument(element, |ordinal| format!("device_ids=[{ordinal}]"));
+                    }
                 }
                 // `device_map={"": 0}` (transformers, accelerate): each module's device.
                 ("device_map", Expr::Dict(map)) => {
@@ -1373,12 +1407,13 @@ impl<'a> Checker<'a, '_> {
         let Expr::If(choice) = expr else {
             return None;
         };
-        // The check may be one of several conditions (`use_gpu and torch.cuda.is_available()`).
+        // The check may be one of several conditions (`use_gpu and torch.cuda.is_available()`),
+        // or negated (`"cpu" if not torch.cuda.is_available() else "cuda"`).
         let tests: Vec<&Expr> = match &*choice.test {
             Expr::BoolOp(conditions) => conditions.values.iter().collect(),
             test => vec![test],
         };
-        let test = tests.into_iter().find_map(|test| match test {
+        let test = tests.into_iter().find_map(|test| match peel_not(test) {
             Expr::Call(call)
                 if self
                     .resolve(&call.func)
@@ -1563,6 +1598,14 @@ impl<'a> Checker<'a, '_> {
         for name in assigned {
             self.flow.facts.remove(&name);
         }
+    }
+}
+
+/// What a negation (`not x`) negates, or the expression itself.
+fn peel_not(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => peel_not(&unary.operand),
+        other => other,
     }
 }
 

@@ -100,6 +100,11 @@ impl Project {
             .is_none_or(|programs| programs.iter().all(|&program| program))
     }
 
+    /// The dotted path `name` was imported from at the top level of the project's `module`.
+    pub fn imported(&self, module: &str, name: &str) -> Option<&str> {
+        self.imports.get(module)?.get(name).map(String::as_str)
+    }
+
     /// Whether the dotted `path` names a device chooser of the project, through re-exports.
     pub fn chooses(&self, path: &str) -> bool {
         let mut path = path.to_owned();
