@@ -61,6 +61,9 @@ const QUERIES: &[&str] = &[
     "utilization",
 ];
 
+/// The wrappers that replicate a module over the GPUs in `device_ids=[...]`.
+const DATA_PARALLEL: &[&str] = &["DistributedDataParallel", "DataParallel", "DDP"];
+
 /// Calls that report a value to a person: passing the chosen device to one looks at it.
 const REPORTING: &[&str] = &[
     "print",
@@ -125,6 +128,7 @@ pub(super) fn check<'a>(
         file_pending: HashMap::new(),
         looking: 0,
         scoped: 0,
+        checked_branch: None,
         comparing: 0,
         project: cx.project,
         package: base,
@@ -677,6 +681,8 @@ struct Checker<'a, 't> {
     looking: usize,
     /// Inside `with torch.cuda.device(i):`, where the current device is the one it names.
     scoped: usize,
+    /// Inside a branch that an availability check chose, with that check.
+    checked_branch: Option<(String, Range<usize>)>,
     /// Directly inside a comparison (`x.device == torch.device("cuda")`), where a device is
     /// checked, not used; a call's arguments are outside it again.
     comparing: usize,
@@ -1174,9 +1180,12 @@ impl<'a> Checker<'a, '_> {
                     let shown = |ordinal| format!("{}={ordinal}", name.as_str());
                     self.device_argument(value, shown);
                 }
-                // `DistributedDataParallel(model, device_ids=[0])`.
+                // `DistributedDataParallel(model, device_ids=[0])` (not `dist.barrier`'s, which
+                // names the rank's own GPU, as `device_ids=[0]` under `if rank == 0`).
                 ("device_ids", Expr::List(ast::ExprList { elts, .. }))
-                | ("device_ids", Expr::Tuple(ast::ExprTuple { elts, .. })) => {
+                | ("device_ids", Expr::Tuple(ast::ExprTuple { elts, .. }))
+                    if DATA_PARALLEL.contains(&callee) =>
+                {
                     for element in elts {
                         self.device_argument(element, |ordinal| format!("device_ids=[{ordinal}]"));
                     }
@@ -1407,29 +1416,54 @@ impl<'a> Checker<'a, '_> {
         let Expr::If(choice) = expr else {
             return None;
         };
-        // The check may be one of several conditions (`use_gpu and torch.cuda.is_available()`),
-        // or negated (`"cpu" if not torch.cuda.is_available() else "cuda"`).
-        let tests: Vec<&Expr> = match &*choice.test {
+        let check = self.availability_check(&choice.test)?;
+        let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
+        (cpu(&choice.body) || cpu(&choice.orelse)).then_some(check)
+    }
+
+    /// The availability check in a condition, shown, and where it is. It may be one of several
+    /// conditions (`use_gpu and torch.cuda.is_available()`), or negated (`"cpu" if not
+    /// torch.cuda.is_available() else "cuda"`).
+    fn availability_check(&self, test: &Expr) -> Option<(String, Range<usize>)> {
+        let tests: Vec<&Expr> = match test {
             Expr::BoolOp(conditions) => conditions.values.iter().collect(),
             test => vec![test],
         };
-        let test = tests.into_iter().find_map(|test| match peel_not(test) {
+        tests.into_iter().find_map(|test| match peel_not(test) {
             Expr::Call(call)
                 if self
                     .resolve(&call.func)
                     .is_some_and(|path| AVAILABILITY.contains(&path.as_str())) =>
             {
-                Some(call)
+                Some((
+                    format!("{}()", self.source(&range(&*call.func))),
+                    range(call),
+                ))
             }
             _ => None,
-        })?;
-        let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
-        (cpu(&choice.body) || cpu(&choice.orelse)).then(|| {
-            (
-                format!("{}()", self.source(&range(&*test.func))),
-                range(test),
-            )
         })
+    }
+
+    /// A device bound to `name` in a branch an availability check chose
+    /// (`if torch.cuda.is_available(): device = "cuda"`): a fallback, as the conditional
+    /// expression is.
+    fn branch_fallback(&mut self, name: &str, value: &Expr) {
+        let Some((shown, span)) = self.checked_branch.clone() else {
+            return;
+        };
+        let known = self
+            .flow
+            .fallbacks
+            .iter()
+            .any(|(held, _, at)| held == name && *at == span);
+        // A device string or a `torch.device(...)`, not a number or a name.
+        let device = match value {
+            Expr::Call(call) => self.resolve(&call.func).as_deref() == Some("torch.device"),
+            other => string(other).is_some(),
+        } && self.device_of(value).is_some();
+        if !known && device && self.fallback(value).is_none() {
+            self.flow.fallbacks.push((name.to_owned(), shown, span));
+        }
     }
 
     /// Ends a function's flow: each fallback nothing looked at is a finding.
@@ -1483,6 +1517,7 @@ impl<'a> Checker<'a, '_> {
                             self.flow.facts.remove(&name);
                         }
                     }
+                    self.branch_fallback(&name, value);
                     if let Some((shown, span)) = self.fallback(value) {
                         self.flow.fallbacks.push((name, shown, span));
                     }
@@ -1490,6 +1525,7 @@ impl<'a> Checker<'a, '_> {
                 Expr::Attribute(_) => {
                     if let Some(name) = dotted(target) {
                         self.bind_device_string(&name, value, true);
+                        self.branch_fallback(&name, value);
                         if let Some((shown, span)) = self.fallback(value) {
                             self.flow.fallbacks.push((name, shown, span));
                         }
@@ -1533,6 +1569,7 @@ impl<'a> Checker<'a, '_> {
             .push(Scope::of(&def.body, Some(&def.parameters), &self.package));
         let saved_flow = std::mem::take(&mut self.flow);
         let saved_loops = std::mem::take(&mut self.loops);
+        let saved_branch = self.checked_branch.take();
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
@@ -1560,6 +1597,7 @@ impl<'a> Checker<'a, '_> {
         self.finish_flow(&def.body);
         self.flow = saved_flow;
         self.loops = saved_loops;
+        self.checked_branch = saved_branch;
         self.scopes.pop();
         self.in_entry = saved_entry;
         self.class_body = owner;
@@ -1876,6 +1914,19 @@ impl Checker<'_, '_> {
             // another: the function may choose GPU 0).
             Stmt::If(branch) => {
                 self.visit_expr(&branch.test);
+                // A chain with an availability check in a condition chooses by it.
+                let check = std::iter::once(&*branch.test)
+                    .chain(
+                        branch
+                            .elif_else_clauses
+                            .iter()
+                            .filter_map(|c| c.test.as_ref()),
+                    )
+                    .find_map(|test| self.availability_check(test));
+                let saved_check = match check {
+                    Some(check) => self.checked_branch.replace(check),
+                    None => self.checked_branch.clone(),
+                };
                 let before = (self.flow.pending.clone(), self.file_pending.clone());
                 let has_else = branch.elif_else_clauses.iter().any(|c| c.test.is_none());
                 let mut outcomes = Vec::new();
@@ -1912,6 +1963,7 @@ impl Checker<'_, '_> {
                 for name in assigned_names(std::slice::from_ref(stmt), false) {
                     self.flow.facts.remove(&name);
                 }
+                self.checked_branch = saved_check;
             }
             Stmt::With(with) => {
                 let guard = with.items.iter().any(|item| {
