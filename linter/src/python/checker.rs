@@ -683,8 +683,9 @@ struct Checker<'a, 't> {
     scoped: usize,
     /// Inside a branch that an availability check chose, with that check.
     checked_branch: Option<(String, Range<usize>)>,
-    /// Directly inside a comparison (`x.device == torch.device("cuda")`), where a device is
-    /// checked, not used; a call's arguments are outside it again.
+    /// Directly inside a comparison (`x.device == torch.device("cuda")`) or a query
+    /// (`get_device_capability(...)`), where a device is checked, not used; another call's
+    /// arguments are outside it again.
     comparing: usize,
     /// The project's device choosers, across its files.
     project: &'a Project,
@@ -767,6 +768,24 @@ impl<'a> Checker<'a, '_> {
             path.strip_prefix("torch.cuda.")
                 .is_some_and(|name| QUERIES.contains(&name))
         })
+    }
+
+    /// Whether a chooser's call leaves it the choice: it passes no device of its own
+    /// (`get_device()`, `get_device("cuda")`, not `get_device(device=cfg.device)`).
+    fn lets_choose(&self, call: &ast::ExprCall) -> bool {
+        let passed = call
+            .arguments
+            .args
+            .iter()
+            .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value));
+        let mut passed = passed.peekable();
+        passed.peek().is_none() || passed.any(|value| self.device_literal(value).is_some())
+    }
+
+    /// Whether `path` names a device chooser: of the project, or of this file above (in the
+    /// first pass, before the project knows them, a chooser calling one).
+    fn chooses(&self, path: &str) -> bool {
+        self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
     }
 
     /// The dotted path of a method of the class being walked, called on `self` or `cls`.
@@ -875,11 +894,13 @@ impl<'a> Checker<'a, '_> {
             // A device type without an index, like `"cuda"`; or a function of the project that
             // returns a device it chose.
             Expr::Call(call)
-                if self.resolve(&call.func).is_some_and(|path| {
-                    CURRENT_DEVICE_VALUES.contains(&path.as_str()) || self.project.chooses(&path)
-                }) || self
-                    .own_method(&call.func)
-                    .is_some_and(|path| self.project.chooses(&path)) =>
+                if self
+                    .resolve(&call.func)
+                    .or_else(|| self.own_method(&call.func))
+                    .is_some_and(|path| {
+                        CURRENT_DEVICE_VALUES.contains(&path.as_str())
+                            || (self.chooses(&path) && self.lets_choose(call))
+                    }) =>
             {
                 Some((
                     Choice::Current,
@@ -893,6 +914,19 @@ impl<'a> Checker<'a, '_> {
             {
                 self.device_literal(&call.arguments.args[2])
             }
+            // `kwargs.get("device", "cuda")`, `options.pop("onload_device", "cuda")`.
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Attribute(method)
+                    if matches!(method.attr.as_str(), "get" | "pop" | "setdefault"))
+                    && call.arguments.args.len() == 2
+                    && string(&call.arguments.args[0]).is_some_and(says_device) =>
+            {
+                self.device_literal(&call.arguments.args[1])
+            }
+            // `self.device or "cuda"`: the caller's device, or one chosen here.
+            Expr::BoolOp(choice) if choice.op == ast::BoolOp::Or => choice.values[1..]
+                .iter()
+                .find_map(|value| self.device_literal(value)),
             _ => None,
         }
     }
@@ -901,18 +935,32 @@ impl<'a> Checker<'a, '_> {
     /// in a branch (`torch.device("cpu") if on_cpu else torch.device("cuda")`).
     fn built_device(&self, value: &Expr) -> bool {
         match value {
+            // Also of a name holding a device string (`torch.device(self.device)`).
             Expr::Call(call) => {
                 self.resolve(&call.func).as_deref() == Some("torch.device")
                     && call
                         .arguments
                         .find_argument_value("type", 0)
-                        .is_some_and(|kind| string(kind).is_some() || matches!(kind, Expr::If(_)))
+                        .is_some_and(|kind| {
+                            string(kind).is_some()
+                                || matches!(kind, Expr::If(_))
+                                || self.pending_of(kind).is_some()
+                        })
             }
             Expr::If(choice) => {
                 self.built_device(&choice.body) || self.built_device(&choice.orelse)
             }
             _ => false,
         }
+    }
+
+    /// The device string a name holds until it reaches a device position.
+    fn pending_of(&self, expr: &Expr) -> Option<&Pending> {
+        let name = dotted(expr)?;
+        self.flow
+            .pending
+            .get(&name)
+            .or_else(|| self.file_pending.get(&name))
     }
 
     /// Walks what a device built to be kept is made of, but not the device itself, which is
@@ -939,8 +987,16 @@ impl<'a> Checker<'a, '_> {
         shown_int: impl FnOnce(u64) -> String,
     ) -> Option<String> {
         if let Some((choice, shown, span)) = self.device_literal(value) {
-            // A `torch.device(...)` here is reported where it is built, as the call is walked.
-            if !matches!(value, Expr::Call(_)) || !self.built_device(value) {
+            // A `torch.device(...)` here, also as the branch of a conditional that chose, is
+            // reported where it is built, as the call is walked.
+            let mut chosen = value;
+            while let Expr::If(choice) = chosen {
+                chosen = match self.device_literal(&choice.body) {
+                    Some(_) => &choice.body,
+                    None => &choice.orelse,
+                };
+            }
+            if !matches!(chosen, Expr::Call(_)) || !self.built_device(chosen) {
                 self.chosen(choice, shown, span, self.in_entry);
             }
             return Some(match choice {
@@ -1180,6 +1236,11 @@ impl<'a> Checker<'a, '_> {
                     let shown = |ordinal| format!("{}={ordinal}", name.as_str());
                     self.device_argument(value, shown);
                 }
+                // Other libraries' devices (`onload_device=`, `offload_device=`); a number there
+                // may be a count.
+                (name, value) if name.ends_with("_device") && integer(value).is_none() => {
+                    self.device_argument(value, |ordinal| format!("{name}={ordinal}"));
+                }
                 // `DistributedDataParallel(model, device_ids=[0])` (not `dist.barrier`'s, which
                 // names the rank's own GPU, as `device_ids=[0]` under `if rank == 0`).
                 ("device_ids", Expr::List(ast::ExprList { elts, .. }))
@@ -1265,6 +1326,8 @@ impl<'a> Checker<'a, '_> {
         let from_dot = usize::from(receiver.range().end())..usize::from(call.range().end());
         let name = method.attr.as_str();
         let transfer = match name {
+            // `super().cuda(*args, **kwargs)` passes on its caller's device.
+            "cuda" if forwards(&call.arguments) => true,
             "cuda" => {
                 let shown = self.source(&from_dot).trim_start().to_owned();
                 match call.arguments.find_argument_value("device", 0) {
@@ -1364,19 +1427,20 @@ impl<'a> Checker<'a, '_> {
     /// (`getattr(torch, device)`, `torch.device(device, index)`). `file` keeps it for the
     /// file's other functions (attributes, module-level names).
     fn bind_device_string(&mut self, name: &str, value: &Expr, file: bool) {
+        // `self.device = device`, `device = torch.device(device)`: the name holds what the
+        // other held (read before the name's old value goes).
+        let from = match value {
+            Expr::Call(call) if self.built_device(value) => {
+                call.arguments.find_argument_value("type", 0)
+            }
+            other => Some(other),
+        };
+        let held = from.and_then(|from| self.pending_of(from)).cloned();
         // A new value replaces what the name held, wherever it was kept.
         self.flow.pending.remove(name);
         self.file_pending.remove(name);
         let Some((choice, shown, span)) = self.device_literal(value) else {
-            // `self.device = device`: the name now holds what the other held.
-            let from = dotted(value).and_then(|from| {
-                self.flow
-                    .pending
-                    .get(&from)
-                    .or_else(|| self.file_pending.get(&from))
-                    .cloned()
-            });
-            if let Some(pending) = from {
+            if let Some(pending) = held {
                 match file {
                     true => self.file_pending.insert(name.to_owned(), pending),
                     false => self.flow.pending.insert(name.to_owned(), pending),
@@ -1492,6 +1556,12 @@ impl<'a> Checker<'a, '_> {
                     if let Some(variable) = string(&subscript.slice) {
                         self.set_env(variable.to_owned(), range(target));
                     }
+                }
+                // `device_map["vision_model"] = 0`: that module's device.
+                Expr::Subscript(subscript)
+                    if dotted(&subscript.value).is_some_and(|map| map.ends_with("device_map")) =>
+                {
+                    self.device_argument(value, |ordinal| format!("device_map[...] = {ordinal}"));
                 }
                 Expr::Name(name) => {
                     let name = name.id.to_string();
@@ -1637,6 +1707,15 @@ impl<'a> Checker<'a, '_> {
             self.flow.facts.remove(&name);
         }
     }
+}
+
+/// Whether a call passes on its caller's arguments (`*args`, `**kwargs`).
+fn forwards(arguments: &ast::Arguments) -> bool {
+    arguments.args.iter().any(Expr::is_starred_expr)
+        || arguments
+            .keywords
+            .iter()
+            .any(|keyword| keyword.arg.is_none())
 }
 
 /// What a negation (`not x`) negates, or the expression itself.
@@ -1994,12 +2073,15 @@ impl Checker<'_, '_> {
             // A device asked about is not used: only what builds it is walked.
             Expr::Call(call) if self.is_query(call) => {
                 self.device_use(range(call));
+                // `get_device_capability(torch.cuda.current_device())` asks about it too.
+                self.comparing += 1;
                 for value in &call.arguments.args {
                     self.visit_kept(value);
                 }
                 for keyword in &call.arguments.keywords {
                     self.visit_kept(&keyword.value);
                 }
+                self.comparing -= 1;
             }
             Expr::Call(call) => {
                 self.call(call);
