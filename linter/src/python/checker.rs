@@ -762,6 +762,18 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
+    /// Whether `value` is a call asking for the current device (`torch.cuda.current_device()`)
+    /// with nothing to walk in it.
+    fn asks_current(&self, value: &Expr) -> bool {
+        matches!(value, Expr::Call(call)
+        if call.arguments.is_empty()
+            && self.resolve(&call.func).is_some_and(|path| {
+                self.item(&path).is_some()
+                    && (path.ends_with(".current_device")
+                        || path.ends_with(".current_device_index"))
+            }))
+    }
+
     /// Whether a call only reads facts of a device (`torch.cuda.get_device_properties(...)`).
     fn is_query(&self, call: &ast::ExprCall) -> bool {
         self.resolve(&call.func).is_some_and(|path| {
@@ -954,13 +966,29 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// The device string a name holds until it reaches a device position.
+    /// The device string a name holds until it reaches a device position, also a name inside
+    /// an f-string (`f"cuda:{index}"` with `index = torch.cuda.current_device()`).
     fn pending_of(&self, expr: &Expr) -> Option<&Pending> {
-        let name = dotted(expr)?;
+        let name = dotted(expr).or_else(|| self.pending_name_in(expr))?;
         self.flow
             .pending
             .get(&name)
             .or_else(|| self.file_pending.get(&name))
+    }
+
+    /// The first name an f-string interpolates that holds a device string.
+    fn pending_name_in(&self, expr: &Expr) -> Option<String> {
+        let Expr::FString(f) = expr else {
+            return None;
+        };
+        f.value.elements().find_map(|element| {
+            let ast::InterpolatedStringElement::Interpolation(field) = element else {
+                return None;
+            };
+            let name = dotted(&field.expression)?;
+            (self.flow.pending.contains_key(&name) || self.file_pending.contains_key(&name))
+                .then_some(name)
+        })
     }
 
     /// Walks what a device built to be kept is made of, but not the device itself, which is
@@ -1004,7 +1032,8 @@ impl<'a> Checker<'a, '_> {
                 Choice::Ordinal(ordinal) => format!("cuda:{ordinal}"),
             });
         }
-        if let Some(name) = dotted(value) {
+        // A name holding a device string, also inside an f-string (`f"cuda:{index}"`).
+        if let Some(name) = dotted(value).or_else(|| self.pending_name_in(value)) {
             let pending = match self.flow.pending.get_mut(&name) {
                 Some(pending) => Some(pending),
                 None => self.file_pending.get_mut(&name),
@@ -1941,11 +1970,15 @@ impl Checker<'_, '_> {
                 }
                 // A device built to be kept (`device = torch.device("cuda")`) is judged where it
                 // is used, as a device string bound to a name is.
-                let kept = assign.targets.iter().all(|t| dotted(t).is_some())
-                    && self.built_device(&assign.value);
-                match kept {
-                    true => self.visit_kept(&assign.value),
-                    false => self.visit_expr(&assign.value),
+                let named = assign.targets.iter().all(|t| dotted(t).is_some());
+                let kept = named && self.built_device(&assign.value);
+                // So is the current device kept (`current = torch.cuda.current_device()`), which
+                // is often only asked about (`get_device_capability(current)`).
+                let current = named && self.asks_current(&assign.value);
+                match (kept, current) {
+                    (true, _) => self.visit_kept(&assign.value),
+                    (false, true) => self.device_use(range(&*assign.value)),
+                    (false, false) => self.visit_expr(&assign.value),
                 }
                 for target in &assign.targets {
                     if !matches!(target, Expr::Name(_)) {
@@ -1953,6 +1986,21 @@ impl Checker<'_, '_> {
                     }
                 }
                 self.assign(&assign.targets, &assign.value);
+                if current {
+                    let pending = Pending {
+                        choice: Choice::Current,
+                        shown: self.source(&range(&*assign.value)).to_owned(),
+                        span: range(&*assign.value),
+                        in_entry: self.in_entry,
+                        reported: false,
+                    };
+                    for target in assign.targets.iter().filter_map(dotted) {
+                        match target.contains('.') || self.qualname.is_empty() {
+                            true => self.file_pending.insert(target, pending.clone()),
+                            false => self.flow.pending.insert(target, pending.clone()),
+                        };
+                    }
+                }
             }
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
