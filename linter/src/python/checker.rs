@@ -88,9 +88,11 @@ const REPORTING: &[&str] = &[
 pub struct Summary {
     pub choosers: Vec<String>,
     pub imports: HashMap<String, String>,
-    /// Whether the file is a program (a script, a test): what only programs import is part
-    /// of them.
+    /// Whether the file is a program (a script, a test) by what it shows itself: what only
+    /// programs import is part of them.
     pub program: bool,
+    /// Whether the file is a module outside packages, which may be a program's helper.
+    pub outside: bool,
 }
 
 pub(super) fn check<'a>(
@@ -101,15 +103,21 @@ pub(super) fn check<'a>(
     let base = package_of(cx);
     let module_scope = Scope::of(&module.body, None, &base);
     let entries = EntryPoints::find(&module.body, &module_scope, cx);
-    let program = match cx.role {
+    // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
+    // it imports is.
+    let outside = !cx.in_package && cx.module != "hubconf";
+    // What the file itself shows (the first pass's answer, which other files' summaries
+    // carry); then a module outside packages that only programs import is theirs.
+    let runs = match cx.role {
         FileRole::BinaryRoot | FileRole::EntryFile => true,
         FileRole::Library | FileRole::BinaryModule => {
-            !cx.in_package
-                && (entries.main_guard
-                    || does_work(&module.body)
-                    || cx.project.only_programs_import(&cx.folder, &cx.module))
+            outside && (entries.main_guard || does_work(&module.body))
         }
     };
+    let program = runs
+        || (outside
+            && matches!(cx.role, FileRole::Library | FileRole::BinaryModule)
+            && cx.project.only_programs_import(&cx.folder, &cx.module));
     let mut checker = Checker {
         api: cx.api,
         text,
@@ -142,7 +150,8 @@ pub(super) fn check<'a>(
     let summary = Summary {
         choosers: std::mem::take(&mut checker.choosers),
         imports: checker.scopes[0].imports.clone(),
-        program,
+        program: runs,
+        outside,
     };
     (checker.events, summary)
 }
@@ -632,6 +641,9 @@ struct Pending {
     span: Range<usize>,
     in_entry: bool,
     reported: bool,
+    /// The current device asked for (`torch.cuda.current_device()`), not a string that may be
+    /// a device type: passed to any call but a query or a report, it is used as a device.
+    asked: bool,
 }
 
 /// What a device string chooses.
@@ -1490,6 +1502,7 @@ impl<'a> Checker<'a, '_> {
             span,
             in_entry: self.in_entry,
             reported: false,
+            asked: false,
         };
         match file {
             true => self.file_pending.insert(name.to_owned(), pending),
@@ -1685,6 +1698,7 @@ impl<'a> Checker<'a, '_> {
                             span: range(&**default),
                             in_entry: self.in_entry,
                             reported: false,
+                            asked: false,
                         },
                     );
                 }
@@ -1993,6 +2007,7 @@ impl Checker<'_, '_> {
                         span: range(&*assign.value),
                         in_entry: self.in_entry,
                         reported: false,
+                        asked: true,
                     };
                     for target in assign.targets.iter().filter_map(dotted) {
                         match target.contains('.') || self.qualname.is_empty() {
@@ -2151,6 +2166,19 @@ impl Checker<'_, '_> {
                 self.visit_arguments(&call.arguments);
                 self.comparing = comparing;
                 self.looking -= reports;
+                // The current device asked for and handed on (`ToDevice(current)`) is used.
+                if reports == 0 && self.comparing == 0 {
+                    let passed: Vec<&Expr> = call
+                        .arguments
+                        .args
+                        .iter()
+                        .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value))
+                        .filter(|value| self.pending_of(value).is_some_and(|p| p.asked))
+                        .collect();
+                    for value in passed {
+                        self.device_argument(value, |_| String::new());
+                    }
+                }
             }
             Expr::Attribute(_) => {
                 // An API used as a value (`fn = torch.cuda.set_device`).

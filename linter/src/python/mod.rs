@@ -59,17 +59,33 @@ pub struct Project {
     choosers: HashSet<String>,
     /// Module → name → the dotted path it was imported from.
     imports: HashMap<String, HashMap<String, String>>,
-    /// Folder and module (and every prefix of an imported path), as `folder|module` → whether
-    /// each file of that folder importing it is a program.
-    importers: HashMap<String, Vec<bool>>,
+    /// The modules outside packages that are part of programs, as `folder|module`.
+    programs: HashSet<String>,
 }
 
 impl Project {
     /// Gathers what the files' summaries say.
+    ///
+    /// A module outside packages is part of programs when it runs as one (a main guard, work
+    /// at the top level), or when the files beside it that import it all are: a script's helper
+    /// (`utils.py` beside `run.py`), and its helpers in turn, as a module only a binary declares
+    /// is in Rust. One that no file beside it imports is a notebook's helper or a configuration
+    /// file loaded by path.
     pub fn new(summaries: impl IntoIterator<Item = (String, String, Summary)>) -> Project {
         let mut project = Project::default();
+        // `folder|module` → whether it runs, for the modules outside packages.
+        let mut outside: HashMap<String, bool> = HashMap::new();
+        // `folder|module` (and every prefix of an imported path) → the files importing it.
+        let mut importers: HashMap<String, Vec<String>> = HashMap::new();
         for (folder, module, summary) in summaries {
             project.choosers.extend(summary.choosers);
+            let key = format!("{folder}|{module}");
+            if summary.program {
+                project.programs.insert(key.clone());
+            }
+            if summary.outside {
+                outside.insert(key.clone(), summary.program);
+            }
             let mut imported = HashSet::new();
             for path in summary.imports.values() {
                 let mut end = 0;
@@ -79,25 +95,38 @@ impl Project {
                 }
                 imported.insert(path.clone());
             }
-            for module in imported {
-                project
-                    .importers
-                    .entry(format!("{folder}|{module}"))
+            for path in imported {
+                importers
+                    .entry(format!("{folder}|{path}"))
                     .or_default()
-                    .push(summary.program);
+                    .push(key.clone());
             }
             project.imports.insert(module, summary.imports);
+        }
+        // Grows to its fixed point: a helper of a helper of a script is the script's too.
+        loop {
+            let joined: Vec<String> = outside
+                .keys()
+                .filter(|key| !project.programs.contains(*key))
+                .filter(|key| {
+                    importers.get(*key).is_none_or(|files| {
+                        files.iter().all(|file| project.programs.contains(file))
+                    })
+                })
+                .cloned()
+                .collect();
+            if joined.is_empty() {
+                break;
+            }
+            project.programs.extend(joined);
         }
         project
     }
 
-    /// Whether `module`, a file of `folder` outside any package, is imported by the files beside
-    /// it, and only by programs: a script's helper module (`utils.py` beside `run.py`) is part
-    /// of the program, as a module only a binary declares is in Rust.
+    /// Whether `module`, a file of `folder` outside any package, is part of programs (see
+    /// [`Project::new`]).
     pub fn only_programs_import(&self, folder: &str, module: &str) -> bool {
-        self.importers
-            .get(&format!("{folder}|{module}"))
-            .is_none_or(|programs| programs.iter().all(|&program| program))
+        self.programs.contains(&format!("{folder}|{module}"))
     }
 
     /// The dotted path `name` was imported from at the top level of the project's `module`.

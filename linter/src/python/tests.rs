@@ -201,16 +201,40 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
     let app =
         "import torch\n\ndef load():\n    return torch.zeros(1, device='cuda')\n\nmodel = load()\n";
     assert_eq!(lint_outside(app), 0);
-    // A module of definitions that a library module beside it imports is library code; one
-    // that no file beside it imports is a notebook's helper or a configuration file.
+    // A module of definitions outside packages: library code when a library module beside it
+    // imports it, or a module that one imports; a program's when only scripts and their helpers
+    // do, or when no file beside it does (a notebook's helper, a configuration file).
     let module = "import torch\n\ndef pick():\n    torch.cuda.set_device(0)\n";
-    assert_eq!(lint_outside(module), 0);
-    let importer = Summary {
-        imports: [("pick".to_owned(), "train.pick".to_owned())].into(),
-        ..Summary::default()
+    let importing = |name: &str, path: &str, program: bool| {
+        let summary = Summary {
+            imports: [(name.to_owned(), path.to_owned())].into(),
+            program,
+            outside: name != "hubconf",
+            ..Summary::default()
+        };
+        (String::new(), name.to_owned(), summary)
     };
-    let project = Project::new([(String::new(), "serve".to_owned(), importer)]);
-    let mut cx = context(&api, FileRole::Library, false, "train", &[]);
-    cx.project = &project;
-    assert_eq!(lint(module, &cx).len(), 1);
+    let findings_in = |files: Vec<(String, String, Summary)>| {
+        let project = Project::new(files);
+        let mut cx = context(&api, FileRole::Library, false, "train", &[]);
+        cx.project = &project;
+        lint(module, &cx).len()
+    };
+    let this = importing("train", "torch", false);
+    assert_eq!(findings_in(vec![this]), 0);
+    // `hubconf.py` (torch.hub's entry, for others' programs) → `serve` → `train`.
+    let chain = vec![
+        importing("train", "torch", false),
+        importing("serve", "train.pick", false),
+        importing("hubconf", "serve", false),
+        importing("run", "serve", true),
+    ];
+    assert_eq!(findings_in(chain), 1);
+    // `run.py` → `helper` → `train`.
+    let chain = vec![
+        importing("train", "torch", false),
+        importing("helper", "train.pick", false),
+        importing("run", "helper", true),
+    ];
+    assert_eq!(findings_in(chain), 0);
 }
