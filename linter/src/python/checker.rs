@@ -506,7 +506,9 @@ impl EntryPoints {
                 && is_main_guard(&guard.test)
             {
                 found.main_guard = true;
-                pending.extend(called_names(&guard.body));
+                // What it calls, and what it hands on (`fire.Fire(main)`) or calls a method of
+                // (`benchmark.run(...)` of a decorated benchmark).
+                pending.extend(named(&guard.body));
             }
         }
         // Every import of the file, wherever it is, for the launchers' paths.
@@ -550,6 +552,22 @@ fn called_names(body: &[Stmt]) -> Vec<String> {
     let mut calls = Calls(Vec::new());
     visitor::walk_body(&mut calls, body);
     calls.0
+}
+
+/// The names a body reads.
+fn named(body: &[Stmt]) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> Visitor<'a> for Names {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(name) = expr {
+                self.0.push(name.id.to_string());
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut names = Names(Vec::new());
+    visitor::walk_body(&mut names, body);
+    names.0
 }
 
 /// The functions handed, by name, to a process or thread launcher anywhere in the module.
@@ -1477,9 +1495,13 @@ impl<'a> Checker<'a, '_> {
             other => Some(other),
         };
         let held = from.and_then(|from| self.pending_of(from)).cloned();
-        // A new value replaces what the name held, wherever it was kept.
-        self.flow.pending.remove(name);
-        self.file_pending.remove(name);
+        // A new value replaces what the name held, wherever it was kept; an attribute set in
+        // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
+        // may hold either.
+        if !(file && name.contains('.')) || held.is_some() {
+            self.flow.pending.remove(name);
+            self.file_pending.remove(name);
+        }
         let Some((choice, shown, span)) = self.device_literal(value) else {
             if let Some(pending) = held {
                 match file {
@@ -1592,6 +1614,14 @@ impl<'a> Checker<'a, '_> {
     fn assign(&mut self, targets: &[Expr], value: &Expr) {
         for target in targets {
             match target {
+                // `device, dtype = "cuda", torch.float16`: each name its value.
+                Expr::Tuple(names) if matches!(value, Expr::Tuple(values) if values.len() == names.len()) =>
+                {
+                    let Expr::Tuple(values) = value else { continue };
+                    for (name, value) in names.iter().zip(values.iter()) {
+                        self.assign(std::slice::from_ref(name), value);
+                    }
+                }
                 Expr::Subscript(subscript)
                     if self.resolve(&subscript.value).as_deref() == Some("os.environ") =>
                 {

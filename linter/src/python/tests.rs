@@ -97,6 +97,8 @@ def thread_worker(rank): torch.cuda.set_device(rank)
 def configured(rank): torch.cuda.set_device(rank)
 def helper(): torch.cuda.set_device(0)
 def library(): torch.cuda.set_device(0)
+def benchmark(size): torch.cuda.set_device(0)
+def cli(): torch.cuda.set_device(0)
 def main():
     helper()
     mp.spawn(worker, nprocs=2)
@@ -104,6 +106,8 @@ def main():
 
 if __name__ == '__main__':
     main()
+    benchmark.run(print_data=True)
+    fire.Fire(cli)
 ";
     let configured = ["pkg.mod.configured".to_owned()];
     assert_eq!(
