@@ -554,6 +554,36 @@ fn called_names(body: &[Stmt]) -> Vec<String> {
     calls.0
 }
 
+/// Whether a body reports something to a person (a print, a log, a warning), not looking into
+/// nested functions.
+fn reports(body: &[Stmt]) -> bool {
+    struct Reports(bool);
+    impl<'a> Visitor<'a> for Reports {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                let callee = match &*call.func {
+                    Expr::Name(name) => name.id.as_str(),
+                    Expr::Attribute(attribute) => attribute.attr.as_str(),
+                    _ => "",
+                };
+                // A person reads these; `str` or `format` alone reports nothing.
+                self.0 |= REPORTING.contains(&callee)
+                    && !matches!(callee, "str" | "repr" | "format" | "write");
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut found = Reports(false);
+    visitor::walk_body(&mut found, body);
+    found.0
+}
+
 /// The names a body reads.
 fn named(body: &[Stmt]) -> Vec<String> {
     struct Names(Vec<String>);
@@ -1546,7 +1576,12 @@ impl<'a> Checker<'a, '_> {
         };
         let check = self.availability_check(&choice.test)?;
         let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
-        (cpu(&choice.body) || cpu(&choice.orelse)).then_some(check)
+        // `map_location="cpu" if not torch.cuda.is_available() else None` only lets a
+        // checkpoint load without a GPU: no GPU is chosen.
+        let none = |e: &Expr| e.is_none_literal_expr();
+        let chooses = (cpu(&choice.body) && !none(&choice.orelse))
+            || (cpu(&choice.orelse) && !none(&choice.body));
+        chooses.then_some(check)
     }
 
     /// The availability check in a condition, shown, and where it is. It may be one of several
@@ -2087,6 +2122,10 @@ impl Checker<'_, '_> {
             Stmt::If(branch) => {
                 self.visit_expr(&branch.test);
                 // A chain with an availability check in a condition chooses by it.
+                // Unless a branch says what it chose (`print("using CPU, this will be slow")`).
+                let says = std::iter::once(&branch.body)
+                    .chain(branch.elif_else_clauses.iter().map(|c| &c.body))
+                    .any(|body| reports(body));
                 let check = std::iter::once(&*branch.test)
                     .chain(
                         branch
@@ -2094,7 +2133,8 @@ impl Checker<'_, '_> {
                             .iter()
                             .filter_map(|c| c.test.as_ref()),
                     )
-                    .find_map(|test| self.availability_check(test));
+                    .find_map(|test| self.availability_check(test))
+                    .filter(|_| !says);
                 let saved_check = match check {
                     Some(check) => self.checked_branch.replace(check),
                     None => self.checked_branch.clone(),
