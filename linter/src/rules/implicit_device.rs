@@ -64,9 +64,10 @@ declare_rule! {
     /// like a function; so is `getattr(torch, device_type).current_device()`.
     ///
     /// ## Known limits
-    /// Only calls the resolver can tie to a known API, or to such a function, are seen: a
-    /// method that chooses a device (its device may come from its receiver) is not followed,
-    /// unless it is added to the configuration's API table. Entry points (`main` and the rest of
+    /// Only calls the resolver can tie to a known API, or to such a function, are seen: in Rust,
+    /// a method that chooses a device (its device may come from its receiver) is not followed,
+    /// unless it is added to the configuration's API table; in Python, a device a library picks
+    /// through data (a registry of device specs) is not resolved. Entry points (`main` and the rest of
     /// a binary's root file, tests, benches, build scripts, thread closures, configured
     /// functions) may choose devices freely, and so may every file of a bin or example target:
     /// a program has no callers to take the device from.
