@@ -137,7 +137,7 @@ pub(super) fn check<'a>(
         looking: 0,
         scoped: 0,
         checked_branch: None,
-        comparing: 0,
+        checking: 0,
         project: cx.project,
         package: base,
         choosers: Vec::new(),
@@ -567,11 +567,7 @@ fn reports(body: &[Stmt]) -> bool {
 
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Call(call) = expr {
-                let callee = match &*call.func {
-                    Expr::Name(name) => name.id.as_str(),
-                    Expr::Attribute(attribute) => attribute.attr.as_str(),
-                    _ => "",
-                };
+                let callee = last_name(&call.func);
                 // A person reads these; `str` or `format` alone reports nothing.
                 self.0 |= REPORTING.contains(&callee)
                     && !matches!(callee, "str" | "repr" | "format" | "write");
@@ -746,7 +742,7 @@ struct Checker<'a, 't> {
     /// Directly inside a comparison (`x.device == torch.device("cuda")`) or a query
     /// (`get_device_capability(...)`), where a device is checked, not used; another call's
     /// arguments are outside it again.
-    comparing: usize,
+    checking: usize,
     /// The project's device choosers, across its files.
     project: &'a Project,
     /// The package relative imports start from.
@@ -845,13 +841,12 @@ impl<'a> Checker<'a, '_> {
     /// Whether a chooser's call leaves it the choice: it passes no device of its own
     /// (`get_device()`, `get_device("cuda")`, not `get_device(device=cfg.device)`).
     fn lets_choose(&self, call: &ast::ExprCall) -> bool {
-        let passed = call
+        let mut passed = call
             .arguments
             .args
             .iter()
             .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value));
-        let mut passed = passed.peekable();
-        passed.peek().is_none() || passed.any(|value| self.device_literal(value).is_some())
+        call.arguments.is_empty() || passed.any(|value| self.device_literal(value).is_some())
     }
 
     /// Whether `path` names a device chooser: of the project, or of this file above (in the
@@ -1263,7 +1258,7 @@ impl<'a> Checker<'a, '_> {
                             || path.ends_with(".current_device_index");
                         let scoped =
                             self.scoped > 0 && (entry.role == Role::CurrentDeviceUser || asks);
-                        let checked = asks && self.comparing > 0;
+                        let checked = asks && self.checking > 0;
                         if !scoped && !checked {
                             self.api_event(entry, path, range(&*call.func), false);
                         }
@@ -1308,11 +1303,7 @@ impl<'a> Checker<'a, '_> {
             self.method_call(call, method);
         }
         // `torch.amp.GradScaler(device="cuda")` and the like take a device type, not a device.
-        let callee = match &*call.func {
-            Expr::Name(name) => name.id.as_str(),
-            Expr::Attribute(attribute) => attribute.attr.as_str(),
-            _ => "",
-        };
+        let callee = last_name(&call.func);
         if DEVICE_TYPE_APIS.contains(&callee) {
             return;
         }
@@ -1355,7 +1346,7 @@ impl<'a> Checker<'a, '_> {
     /// `torch.device("cuda", 1)`, `torch.device("cuda:1")`, `torch.device(1)`,
     /// `torch.device(type="cuda", index=1)`.
     fn torch_device(&mut self, call: &ast::ExprCall) {
-        if self.comparing > 0 {
+        if self.checking > 0 {
             return;
         }
         let span = range(call);
@@ -1458,12 +1449,7 @@ impl<'a> Checker<'a, '_> {
         if let Expr::Call(call) = expr {
             return self.resolve(&call.func).as_deref() == Some("torch.device");
         }
-        let last = match expr {
-            Expr::Name(name) => name.id.as_str(),
-            Expr::Attribute(attribute) => attribute.attr.as_str(),
-            _ => return false,
-        };
-        let last = last.to_ascii_lowercase();
+        let last = last_name(expr).to_ascii_lowercase();
         (last.contains("device") || last == "dev") && !last.contains("type")
     }
 
@@ -1548,13 +1534,28 @@ impl<'a> Checker<'a, '_> {
             self.chosen(choice, shown, span, self.in_entry);
             return;
         }
+        self.hold(name, choice, shown, span, false, file);
+    }
+
+    /// Binds `name` to a device chosen at `span`, to be reported where it reaches a device
+    /// position; `file` keeps it for the file's other functions, `asked` marks the current
+    /// device asked for (see [`Pending::asked`]).
+    fn hold(
+        &mut self,
+        name: &str,
+        choice: Choice,
+        shown: String,
+        span: Range<usize>,
+        asked: bool,
+        file: bool,
+    ) {
         let pending = Pending {
             choice,
             shown,
             span,
             in_entry: self.in_entry,
             reported: false,
-            asked: false,
+            asked,
         };
         match file {
             true => self.file_pending.insert(name.to_owned(), pending),
@@ -1755,17 +1756,9 @@ impl<'a> Checker<'a, '_> {
                 // `def init(device: int = 0)`: GPU 0 for callers who pass none, reported where
                 // the parameter reaches a device position.
                 if let Some(ordinal) = integer(default).filter(|_| says_device(name)) {
-                    self.flow.pending.insert(
-                        name.to_owned(),
-                        Pending {
-                            choice: Choice::Ordinal(ordinal),
-                            shown: self.source(&range(parameter)).to_owned(),
-                            span: range(&**default),
-                            in_entry: self.in_entry,
-                            reported: false,
-                            asked: false,
-                        },
-                    );
+                    let shown = self.source(&range(parameter)).to_owned();
+                    let choice = Choice::Ordinal(ordinal);
+                    self.hold(name, choice, shown, range(&**default), false, false);
                 }
             }
         }
@@ -1824,6 +1817,15 @@ fn forwards(arguments: &ast::Arguments) -> bool {
             .keywords
             .iter()
             .any(|keyword| keyword.arg.is_none())
+}
+
+/// The last name of a name or an attribute chain (`print`, `info` of `logger.info`), or "".
+fn last_name(expr: &Expr) -> &str {
+    match expr {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        _ => "",
+    }
 }
 
 /// What a negation (`not x`) negates, or the expression itself.
@@ -1955,14 +1957,7 @@ fn fate(body: &[Stmt], name: &str, after: usize) -> Fate {
                     }
                     false
                 }
-                Expr::Call(call) => {
-                    let last = match &*call.func {
-                        Expr::Name(name) => name.id.as_str(),
-                        Expr::Attribute(attribute) => attribute.attr.as_str(),
-                        _ => "",
-                    };
-                    REPORTING.contains(&last)
-                }
+                Expr::Call(call) => REPORTING.contains(&last_name(&call.func)),
                 _ => false,
             };
             self.looking += usize::from(looks);
@@ -2066,19 +2061,12 @@ impl Checker<'_, '_> {
                 }
                 self.assign(&assign.targets, &assign.value);
                 if current {
-                    let pending = Pending {
-                        choice: Choice::Current,
-                        shown: self.source(&range(&*assign.value)).to_owned(),
-                        span: range(&*assign.value),
-                        in_entry: self.in_entry,
-                        reported: false,
-                        asked: true,
-                    };
+                    let span = range(&*assign.value);
+                    let shown = self.source(&span).to_owned();
                     for target in assign.targets.iter().filter_map(dotted) {
-                        match target.contains('.') || self.qualname.is_empty() {
-                            true => self.file_pending.insert(target, pending.clone()),
-                            false => self.flow.pending.insert(target, pending.clone()),
-                        };
+                        let file = target.contains('.') || self.qualname.is_empty();
+                        let (shown, span) = (shown.clone(), span.clone());
+                        self.hold(&target, Choice::Current, shown, span, true, file);
                     }
                 }
             }
@@ -2121,11 +2109,13 @@ impl Checker<'_, '_> {
             // another: the function may choose GPU 0).
             Stmt::If(branch) => {
                 self.visit_expr(&branch.test);
-                // A chain with an availability check in a condition chooses by it.
-                // Unless a branch says what it chose (`print("using CPU, this will be slow")`).
-                let says = std::iter::once(&branch.body)
-                    .chain(branch.elif_else_clauses.iter().map(|c| &c.body))
-                    .any(|body| reports(body));
+                // A chain with an availability check in a condition chooses by it, unless a
+                // branch says what it chose (`print("using CPU, this will be slow")`).
+                let says = || {
+                    std::iter::once(&branch.body)
+                        .chain(branch.elif_else_clauses.iter().map(|c| &c.body))
+                        .any(|body| reports(body))
+                };
                 let check = std::iter::once(&*branch.test)
                     .chain(
                         branch
@@ -2134,7 +2124,7 @@ impl Checker<'_, '_> {
                             .filter_map(|c| c.test.as_ref()),
                     )
                     .find_map(|test| self.availability_check(test))
-                    .filter(|_| !says);
+                    .filter(|_| !says());
                 let saved_check = match check {
                     Some(check) => self.checked_branch.replace(check),
                     None => self.checked_branch.clone(),
@@ -2207,14 +2197,14 @@ impl Checker<'_, '_> {
             Expr::Call(call) if self.is_query(call) => {
                 self.device_use(range(call));
                 // `get_device_capability(torch.cuda.current_device())` asks about it too.
-                self.comparing += 1;
+                self.checking += 1;
                 for value in &call.arguments.args {
                     self.visit_kept(value);
                 }
                 for keyword in &call.arguments.keywords {
                     self.visit_kept(&keyword.value);
                 }
-                self.comparing -= 1;
+                self.checking -= 1;
             }
             Expr::Call(call) => {
                 self.call(call);
@@ -2225,19 +2215,18 @@ impl Checker<'_, '_> {
                     other => self.visit_expr(other),
                 }
                 // What is passed to `print` or a logger is looked at.
-                let callee = match &*call.func {
-                    Expr::Name(name) => name.id.as_str(),
-                    Expr::Attribute(attribute) => attribute.attr.as_str(),
-                    _ => "",
-                };
-                let reports = usize::from(REPORTING.contains(&callee));
+                let reports = usize::from(REPORTING.contains(&last_name(&call.func)));
                 self.looking += reports;
-                let comparing = std::mem::take(&mut self.comparing);
+                let checking = std::mem::take(&mut self.checking);
                 self.visit_arguments(&call.arguments);
-                self.comparing = comparing;
+                self.checking = checking;
                 self.looking -= reports;
                 // The current device asked for and handed on (`ToDevice(current)`) is used.
-                if reports == 0 && self.comparing == 0 {
+                let asked = |held: &HashMap<String, Pending>| held.values().any(|p| p.asked);
+                if reports == 0
+                    && self.checking == 0
+                    && (asked(&self.flow.pending) || asked(&self.file_pending))
+                {
                     let passed: Vec<&Expr> = call
                         .arguments
                         .args
@@ -2301,9 +2290,9 @@ impl Checker<'_, '_> {
             Expr::Compare(_) | Expr::FString(_) => {
                 let compares = usize::from(matches!(expr, Expr::Compare(_)));
                 self.looking += 1;
-                self.comparing += compares;
+                self.checking += compares;
                 visitor::walk_expr(self, expr);
-                self.comparing -= compares;
+                self.checking -= compares;
                 self.looking -= 1;
             }
             // A comprehension's targets change with every element: transfers of them in a
