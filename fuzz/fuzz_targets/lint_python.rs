@@ -1,5 +1,6 @@
 //! Any text given to the Python checker must lint without a panic, in both of a run's passes
-//! (the project summary, then the findings), and every span it reports must lie inside the text
+//! (the project summary, then the findings), the first pass's findings, where they stand, must be
+//! those the second finds, and every span it reports must lie inside the text
 //! on character boundaries. The seed corpus is the rules' Python fixtures
 //! (`fuzz/corpus/lint_python`, made by `fuzz/seed.sh`).
 
@@ -30,10 +31,15 @@ fuzz_target!(|data: &[u8]| {
             project: &empty,
             folder: String::new(),
         };
-        let summary = python::summarize(text, &cx);
-        let project = Project::new([(String::new(), cx.module.clone(), summary)]);
+        let first = python::first_pass(text, &cx);
+        let project = Project::new([(String::new(), cx.module.clone(), first.summary)]);
         cx.project = &project;
-        for finding in python::lint(text, &cx) {
+        let findings = python::lint(text, &cx);
+        // The first pass's findings stand only where the second check finds the same.
+        if let Some(settled) = project.confirm(first.provisional) {
+            assert_eq!(settled, findings);
+        }
+        for finding in findings {
             let span = finding.span;
             assert!(span.start <= span.end && span.end <= text.len());
             assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));

@@ -35,12 +35,22 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
             project: &empty,
             folder: String::new(),
         };
-        // Two passes, as a run makes: the file's own device choosers are known in the second.
-        let summary = crate::python::summarize(&text, &cx);
-        let project = crate::python::Project::new([(String::new(), cx.module.clone(), summary)]);
+        // Two passes, as a run makes: the file's own device choosers are known in the second,
+        // and the first pass's findings stand only where a second check would find the same.
+        let first = crate::python::first_pass(&text, &cx);
+        let project =
+            crate::python::Project::new([(String::new(), cx.module.clone(), first.summary)]);
         cx.project = &project;
-        let findings = crate::python::lint(&text, &cx);
-        return (text, at_default_levels(findings));
+        let checked = crate::python::lint(&text, &cx);
+        if let Some(settled) = project.confirm(first.provisional) {
+            assert_eq!(
+                settled,
+                checked,
+                "{}: the first pass settled otherwise",
+                path.display()
+            );
+        }
+        return (text, at_default_levels(checked));
     }
     let api = crate::api::Api::new(Default::default()).expect("built-in tables");
     let krate = CrateContext::default();

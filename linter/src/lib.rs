@@ -31,6 +31,7 @@ pub mod suppress;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 
 use rayon::prelude::*;
 
@@ -353,16 +354,17 @@ fn stands(finding: &Finding, covered: &HashSet<String>) -> bool {
 
 /// Lints the files of a session in parallel, calling `on_file` as each is done.
 pub fn lint(mut session: Session, on_file: &(dyn Fn() + Sync)) -> Outcome {
-    session.python = python_project(&session);
+    (session.python, session.python_settled) = python_project(&session);
     let units = session.files.clone();
     lint_units(session, units, &lint_unit, on_file)
 }
 
 /// The first pass over the Python files: what each tells the others (its device choosers,
-/// what its imports bind). A file that cannot be read here is reported by the second pass.
-fn python_project(session: &Session) -> python::Project {
+/// what its imports bind), and the findings of the files whose check the others do not change.
+/// A file that cannot be read here is reported by the second pass.
+fn python_project(session: &Session) -> (python::Project, HashMap<PathBuf, Vec<Finding>>) {
     let empty = python::Project::default();
-    let summaries: Vec<(String, String, python::Summary)> = session
+    let passes: Vec<(String, String, PathBuf, python::FirstPass)> = session
         .files
         .par_iter()
         .filter(|unit| unit.language == Language::Python)
@@ -374,11 +376,21 @@ fn python_project(session: &Session) -> python::Project {
             }
             let text = parse::decode(std::fs::read(&unit.path).ok()?).ok()?;
             let cx = python_context(unit, config, &empty);
-            let summary = linting(|| python::summarize(&text, &cx)).ok()?;
-            Some((cx.folder, cx.module, summary))
+            let pass = linting(|| python::first_pass(&text, &cx)).ok()?;
+            Some((cx.folder, cx.module, unit.path.clone(), pass))
         })
         .collect();
-    python::Project::new(summaries)
+    let mut provisional = Vec::with_capacity(passes.len());
+    let summaries = passes.into_iter().map(|(folder, module, path, pass)| {
+        provisional.push((path, pass.provisional));
+        (folder, module, pass.summary)
+    });
+    let project = python::Project::new(summaries);
+    let settled = provisional
+        .into_iter()
+        .filter_map(|(path, provisional)| Some((path, project.confirm(provisional)?)))
+        .collect();
+    (project, settled)
 }
 
 /// What the Rust walk needs of a file, its crate and its configuration; `calls_to` as
@@ -617,8 +629,10 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
     };
     let (text, findings) = match parse::decode(bytes) {
         Ok(text) if unit.language == Language::Python => {
-            let cx = python_context(&unit, config, &session.python);
-            let findings = python::lint(&text, &cx);
+            let findings = match session.python_settled.get(&unit.path) {
+                Some(findings) => findings.clone(),
+                None => python::lint(&text, &python_context(&unit, config, &session.python)),
+            };
             (text, findings)
         }
         Ok(text) => {

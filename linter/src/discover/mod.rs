@@ -196,6 +196,9 @@ pub struct Session {
     pub requested: Vec<PathBuf>,
     /// What the Python files define for each other, once read ([`crate::lint`] reads them).
     pub python: crate::python::Project,
+    /// The findings of the Python files that the first pass settled (see
+    /// [`crate::python::Project::confirm`]); the others are checked again.
+    pub python_settled: HashMap<PathBuf, Vec<crate::rules::Finding>>,
 }
 
 /// How a run is configured on the command line.
@@ -483,6 +486,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
         warnings: Vec::new(),
         requested,
         python: Default::default(),
+        python_settled: HashMap::new(),
     };
     for pending in std::mem::take(&mut discovery.pending) {
         session.add_workspace(pending, options, &mut discovery.notes)?;

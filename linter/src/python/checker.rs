@@ -11,6 +11,7 @@
 //! it is a device. Elsewhere `"cuda"` is usually a device *type* (`torch.autocast("cuda")`,
 //! `device.type == "cuda"`) and never a finding.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -95,11 +96,24 @@ pub struct Summary {
     pub outside: bool,
 }
 
+/// What a file asked of the project's other files while it was checked. The first pass,
+/// before the project is known, answers each question as a project of no files does (no
+/// chooser, no name, no program); its findings stand unless the project answers one otherwise.
+#[derive(Debug, Default)]
+pub(super) struct Asked {
+    /// Whether this module outside packages is only programs' (`folder`, `module`).
+    pub(super) programs: Option<(String, String)>,
+    /// Names looked up in glob-imported modules (`module`, `name`).
+    pub(super) imported: HashSet<(String, String)>,
+    /// Paths asked whether they name a device chooser.
+    pub(super) chooses: HashSet<String>,
+}
+
 pub(super) fn check<'a>(
     module: &ast::ModModule,
     text: &str,
     cx: &PyContext<'a>,
-) -> (Vec<Event<'a>>, Summary) {
+) -> (Vec<Event<'a>>, Summary, Asked) {
     let base = package_of(cx);
     let module_scope = Scope::of(&module.body, None, &base);
     let entries = EntryPoints::find(&module.body, &module_scope, cx);
@@ -114,10 +128,12 @@ pub(super) fn check<'a>(
             outside && (entries.main_guard || does_work(&module.body))
         }
     };
+    let mut asked = Asked::default();
     let program = runs
-        || (outside
-            && matches!(cx.role, FileRole::Library | FileRole::BinaryModule)
-            && cx.project.only_programs_import(&cx.folder, &cx.module));
+        || (outside && matches!(cx.role, FileRole::Library | FileRole::BinaryModule) && {
+            asked.programs = Some((cx.folder.clone(), cx.module.clone()));
+            cx.project.only_programs_import(&cx.folder, &cx.module)
+        });
     let mut checker = Checker {
         api: cx.api,
         text,
@@ -141,6 +157,7 @@ pub(super) fn check<'a>(
         project: cx.project,
         package: base,
         choosers: Vec::new(),
+        asked: RefCell::new(asked),
         events: Vec::new(),
     };
     for stmt in &module.body {
@@ -153,7 +170,7 @@ pub(super) fn check<'a>(
         program: runs,
         outside,
     };
-    (checker.events, summary)
+    (checker.events, summary, checker.asked.into_inner())
 }
 
 /// The package a file's relative imports start from: its own name for a package's
@@ -750,6 +767,8 @@ struct Checker<'a, 't> {
     /// This file's functions that return a device they chose (`def infer_device(): return
     /// "cuda"`), as dotted paths.
     choosers: Vec<String>,
+    /// What the file asked of the project (lookups take `&self`).
+    asked: RefCell<Asked>,
     events: Vec<Event<'a>>,
 }
 
@@ -775,7 +794,11 @@ impl<'a> Checker<'a, '_> {
                         .globs
                         .iter()
                         .rev()
-                        .find_map(|module| self.project.imported(module, id))
+                        .find_map(|module| {
+                            let key = (module.clone(), id.to_owned());
+                            self.asked.borrow_mut().imported.insert(key);
+                            self.project.imported(module, id)
+                        })
                         .map(str::to_owned);
                 };
                 match found {
@@ -852,6 +875,7 @@ impl<'a> Checker<'a, '_> {
     /// Whether `path` names a device chooser: of the project, or of this file above (in the
     /// first pass, before the project knows them, a chooser calling one).
     fn chooses(&self, path: &str) -> bool {
+        self.asked.borrow_mut().chooses.insert(path.to_owned());
         self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
     }
 

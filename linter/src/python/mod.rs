@@ -152,16 +152,62 @@ impl Project {
         }
         false
     }
+
+    /// The first pass's findings of a file, when they stand: the project answers everything
+    /// the file asked of it as a project of no files does. Otherwise the file is checked again
+    /// with [`lint`].
+    pub fn confirm(&self, provisional: Provisional) -> Option<Vec<Finding>> {
+        let Provisional { findings, asked } = provisional;
+        let stands = asked
+            .programs
+            .is_none_or(|(folder, module)| !self.only_programs_import(&folder, &module))
+            && asked
+                .imported
+                .iter()
+                .all(|(module, name)| self.imported(module, name).is_none())
+            && asked.chooses.iter().all(|path| !self.chooses(path));
+        stands.then_some(findings)
+    }
 }
 
 pub use checker::Summary;
 
-/// What other files need of one file: its device choosers and its top-level imports, for a
-/// first pass over the project's files.
-pub fn summarize(text: &str, cx: &PyContext<'_>) -> Summary {
+/// One file's first pass over the project's files, checked as if it were the only file.
+#[derive(Debug)]
+pub struct FirstPass {
+    /// What the other files need of it: its device choosers and its top-level imports.
+    pub summary: Summary,
+    /// Its findings, final unless the project changes them ([`Project::confirm`]).
+    pub provisional: Provisional,
+}
+
+/// A file's findings from the first pass, and what it asked of the project to reach them.
+#[derive(Debug)]
+pub struct Provisional {
+    findings: Vec<Finding>,
+    asked: checker::Asked,
+}
+
+/// The first pass over one file, with no other file known (`cx.project` is empty): the file is
+/// checked once, and most files are not checked again (see [`Project::confirm`]).
+pub fn first_pass(text: &str, cx: &PyContext<'_>) -> FirstPass {
     with_module(text, |module| match module {
-        Ok(module) => checker::check(module, text, cx).1,
-        Err(_) => Summary::default(),
+        Ok(module) => {
+            let (events, summary, asked) = checker::check(module, text, cx);
+            let findings = rules::check(&events, Language::Python);
+            let provisional = Provisional { findings, asked };
+            FirstPass {
+                summary,
+                provisional,
+            }
+        }
+        Err(unparsed) => FirstPass {
+            summary: Summary::default(),
+            provisional: Provisional {
+                findings: vec![rules::unlinted(unparsed)],
+                asked: checker::Asked::default(),
+            },
+        },
     })
 }
 

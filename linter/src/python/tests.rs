@@ -242,3 +242,56 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
     ];
     assert_eq!(findings_in(chain), 0);
 }
+
+#[test]
+fn the_first_pass_stands_unless_the_project_answers_otherwise() {
+    let api = Api::python(Default::default()).expect("tables");
+    let chooser =
+        "import torch\n\ndef pick():\n    return 'cuda' if torch.cuda.is_available() else 'cpu'\n";
+    let user = "import torch\nfrom .util import pick\n\ndef build():\n    return torch.zeros(1, device=pick())\n";
+    let other = "import torch\n\ndef build():\n    return torch.zeros(1, device='cuda:1')\n";
+    let files = [
+        ("pkg.util", chooser),
+        ("pkg.user", user),
+        ("pkg.other", other),
+    ];
+    let firsts: Vec<FirstPass> = files
+        .iter()
+        .map(|(module, text)| {
+            first_pass(text, &context(&api, FileRole::Library, true, module, &[]))
+        })
+        .collect();
+    let (summaries, provisional): (Vec<_>, Vec<_>) = files
+        .iter()
+        .zip(firsts)
+        .map(|((module, _), first)| {
+            (
+                (String::new(), module.to_string(), first.summary),
+                first.provisional,
+            )
+        })
+        .unzip();
+    let project = Project::new(summaries);
+    let rules = |findings: &[Finding]| findings.iter().map(|f| f.rule.name).collect::<Vec<_>>();
+    let mut settled = Vec::new();
+    for ((module, text), provisional) in files.iter().zip(provisional) {
+        let mut cx = context(&api, FileRole::Library, true, module, &[]);
+        cx.project = &project;
+        let checked = lint(text, &cx);
+        let stands = project.confirm(provisional);
+        if let Some(findings) = &stands {
+            assert_eq!(findings, &checked, "{module}");
+        }
+        settled.push((*module, stands.is_some(), rules(&checked)));
+    }
+    // `user` calls the project's chooser: checked again, the call is an implicit choice. The
+    // chooser's own file, and a file that asks nothing of the project, stand.
+    assert_eq!(
+        settled,
+        [
+            ("pkg.util", true, vec!["silent_cpu_fallback"]),
+            ("pkg.user", false, vec!["implicit_device"]),
+            ("pkg.other", true, vec!["hardcoded_device"]),
+        ]
+    );
+}
