@@ -364,7 +364,7 @@ pub fn lint(mut session: Session, on_file: &(dyn Fn() + Sync)) -> Outcome {
 /// A file that cannot be read here is reported by the second pass.
 fn python_project(session: &Session) -> (python::Project, HashMap<PathBuf, Vec<Finding>>) {
     let empty = python::Project::default();
-    let passes: Vec<(String, String, PathBuf, python::FirstPass)> = session
+    let (summaries, provisional): (Vec<_>, Vec<_>) = session
         .files
         .par_iter()
         .filter(|unit| unit.language == Language::Python)
@@ -377,14 +377,16 @@ fn python_project(session: &Session) -> (python::Project, HashMap<PathBuf, Vec<F
             let text = parse::decode(std::fs::read(&unit.path).ok()?).ok()?;
             let cx = python_context(unit, config, &empty);
             let pass = linting(|| python::first_pass(&text, &cx)).ok()?;
-            Some((cx.folder, cx.module, unit.path.clone(), pass))
+            let python::FirstPass {
+                summary,
+                provisional,
+            } = pass;
+            Some((
+                (cx.folder, cx.module, summary),
+                (unit.path.clone(), provisional),
+            ))
         })
-        .collect();
-    let mut provisional = Vec::with_capacity(passes.len());
-    let summaries = passes.into_iter().map(|(folder, module, path, pass)| {
-        provisional.push((path, pass.provisional));
-        (folder, module, pass.summary)
-    });
+        .unzip();
     let project = python::Project::new(summaries);
     let settled = provisional
         .into_iter()
