@@ -128,12 +128,14 @@ pub(super) fn check<'a>(
             outside && (entries.main_guard || does_work(&module.body))
         }
     };
-    let mut asked = Asked::default();
-    let program = runs
-        || (outside && matches!(cx.role, FileRole::Library | FileRole::BinaryModule) && {
-            asked.programs = Some((cx.folder.clone(), cx.module.clone()));
-            cx.project.only_programs_import(&cx.folder, &cx.module)
-        });
+    // Programs' files run; a module outside packages that does not asks the project.
+    let asks_programs = outside && !runs;
+    let program =
+        runs || (asks_programs && cx.project.only_programs_import(&cx.folder, &cx.module));
+    let asked = Asked {
+        programs: asks_programs.then(|| (cx.folder.clone(), cx.module.clone())),
+        ..Asked::default()
+    };
     let mut checker = Checker {
         api: cx.api,
         text,
@@ -875,7 +877,12 @@ impl<'a> Checker<'a, '_> {
     /// Whether `path` names a device chooser: of the project, or of this file above (in the
     /// first pass, before the project knows them, a chooser calling one).
     fn chooses(&self, path: &str) -> bool {
-        self.asked.borrow_mut().chooses.insert(path.to_owned());
+        {
+            let asked = &mut self.asked.borrow_mut().chooses;
+            if !asked.contains(path) {
+                asked.insert(path.to_owned());
+            }
+        }
         self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
     }
 

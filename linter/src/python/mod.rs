@@ -191,33 +191,32 @@ pub struct Provisional {
 /// The first pass over one file, with no other file known (`cx.project` is empty): the file is
 /// checked once, and most files are not checked again (see [`Project::confirm`]).
 pub fn first_pass(text: &str, cx: &PyContext<'_>) -> FirstPass {
+    let (findings, summary, asked) = check(text, cx);
+    FirstPass {
+        summary,
+        provisional: Provisional { findings, asked },
+    }
+}
+
+/// The findings of one Python file.
+pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
+    check(text, cx).0
+}
+
+/// Checks one file: its findings, what the other files need of it, and what it asked of them.
+/// Runs on a stack big enough for [`crate::parse::NESTING_BUDGET`], growing the caller's when
+/// it is smaller; a file nested deeper is one `parse_error` finding.
+fn check(text: &str, cx: &PyContext<'_>) -> (Vec<Finding>, Summary, checker::Asked) {
     with_module(text, |module| match module {
         Ok(module) => {
             let (events, summary, asked) = checker::check(module, text, cx);
-            let findings = rules::check(&events, Language::Python);
-            let provisional = Provisional { findings, asked };
-            FirstPass {
-                summary,
-                provisional,
-            }
+            (rules::check(&events, Language::Python), summary, asked)
         }
-        Err(unparsed) => FirstPass {
-            summary: Summary::default(),
-            provisional: Provisional {
-                findings: vec![rules::unlinted(unparsed)],
-                asked: checker::Asked::default(),
-            },
-        },
-    })
-}
-
-/// The findings of one Python file. Runs on a stack big enough for
-/// [`crate::parse::NESTING_BUDGET`], growing the caller's when it is smaller; a file nested
-/// deeper is one `parse_error` finding.
-pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
-    with_module(text, |module| match module {
-        Ok(module) => rules::check(&checker::check(module, text, cx).0, Language::Python),
-        Err(unparsed) => vec![rules::unlinted(unparsed)],
+        Err(unparsed) => (
+            vec![rules::unlinted(unparsed)],
+            Summary::default(),
+            checker::Asked::default(),
+        ),
     })
 }
 
