@@ -94,7 +94,7 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
             role: FileRole::Library,
             module: Vec::new(),
             crate_name: "fixture".to_owned(),
-            crate_id: 0,
+            crate_id: Some(0),
             prescanned: false,
             language: crate::rules::Language::Rust,
         },

@@ -29,7 +29,7 @@ pub mod rules;
 pub mod suppress;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
@@ -139,13 +139,12 @@ impl Outcome {
 /// The text is linted as a crate of its own: requirements on callers are decided by its own
 /// calls.
 pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
-    let (mut findings, _) = lint_source(text, Nesting::Unchecked, cx);
+    let mut walked = lint_source(text, Nesting::Unchecked, cx);
     let lines = LineIndex::new(text);
     let mut choosers = HashMap::new();
     for _ in 0..CHOOSER_ROUNDS {
-        let found = new_choosers(&choosers, findings.iter(), |offset| {
-            format!("line {}", lines.line_of(offset) + 1)
-        });
+        let place = |offset| format!("line {}", lines.line_of(offset) + 1);
+        let found = new_choosers(&choosers, chooser_labels(&walked.choosers, place).iter());
         if found.is_empty() {
             break;
         }
@@ -156,8 +155,9 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
             module: cx.module.clone(),
             ..*cx
         };
-        findings = lint_source(text, Nesting::Unchecked, &cx).0;
+        walked = lint_source(text, Nesting::Unchecked, &cx);
     }
+    let mut findings = walked.findings;
     let helpers = required_helpers(findings.iter());
     if !helpers.is_empty() {
         let cx = FileContext {
@@ -165,8 +165,7 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
             module: cx.module.clone(),
             ..*cx
         };
-        let (_, calls) = lint_source(text, Nesting::Unchecked, &cx);
-        let covered = covered_helpers(&calls);
+        let covered = covered_helpers(&lint_source(text, Nesting::Unchecked, &cx).calls);
         findings.retain(|finding| stands(finding, &covered));
     }
     findings
@@ -176,25 +175,49 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
 /// they call chose (each round finds the callers of the last round's choosers).
 const CHOOSER_ROUNDS: usize = 4;
 
-/// The device choosers among `findings` that are not in `known` yet, each with the label of
-/// findings at its calls; `place` words where an offset of the findings' file is.
-fn new_choosers<'f>(
+/// A function of a file that chooses a device for its callers, and the choice, in the words of
+/// the choice's own finding (``hard-coded GPU ordinal `0` in `Device::new_cuda` ``). What one
+/// file tells the others, recorded before levels and suppressions: allowing the choice's own
+/// finding keeps its callers flagged.
+#[derive(Clone, Debug)]
+struct ChooserFact {
+    chooser: Chooser,
+    choice: String,
+    /// Where the choice is, in the file's text.
+    offset: usize,
+}
+
+/// Each chooser of `facts` with the label of findings at its calls; `place` words where an
+/// offset of the facts' file is.
+fn chooser_labels(facts: &[ChooserFact], place: impl Fn(usize) -> String) -> ChooserLabels {
+    facts
+        .iter()
+        .map(|fact| {
+            let label = format!(
+                "returns a device it chose itself: {} ({})",
+                fact.choice,
+                place(fact.offset)
+            );
+            (fact.chooser.clone(), label)
+        })
+        .collect()
+}
+
+/// Device choosers, each with the label of findings at its calls, in the order their files
+/// and choices come.
+type ChooserLabels = Vec<(Chooser, String)>;
+
+/// The device choosers of `labels` that are not in `known` yet, each with its first label.
+fn new_choosers<'l>(
     known: &HashMap<Chooser, String>,
-    findings: impl Iterator<Item = &'f Finding>,
-    place: impl Fn(usize) -> String,
+    labels: impl Iterator<Item = &'l (Chooser, String)>,
 ) -> HashMap<Chooser, String> {
     let mut found = HashMap::new();
-    for finding in findings {
-        if let Some(chooser) = &finding.chooser
-            && !known.contains_key(chooser)
-        {
-            found.entry(chooser.clone()).or_insert_with(|| {
-                format!(
-                    "returns a device it chose itself: {} ({})",
-                    finding.message,
-                    place(finding.span.start)
-                )
-            });
+    for (chooser, label) in labels {
+        if !known.contains_key(chooser) {
+            found
+                .entry(chooser.clone())
+                .or_insert_with(|| label.clone());
         }
     }
     found
@@ -205,18 +228,14 @@ fn new_choosers<'f>(
 /// device implicitly, and the library files that can call it, and mention it, are linted
 /// again with those entries, which flags its calls outside entry points. A chooser's callers
 /// that return what it chose are choosers in turn, up to [`CHOOSER_ROUNDS`] deep.
-fn decide_choosers(session: &Session, files: &mut Vec<LintedFile>) {
+fn decide_choosers(
+    session: &Session,
+    files: &mut Vec<LintedFile>,
+    mut facts: BTreeMap<FileKey, ChooserLabels>,
+) {
     let mut choosers: HashMap<Chooser, String> = HashMap::new();
     for _ in 0..CHOOSER_ROUNDS {
-        let mut found = HashMap::new();
-        for file in files.iter() {
-            let place =
-                |offset| format!("{}:{}", file.unit.relative, file.lines.line_of(offset) + 1);
-            let findings = file.diagnostics.iter().map(|d| &d.finding);
-            for (chooser, label) in new_choosers(&choosers, findings, place) {
-                found.entry(chooser).or_insert(label);
-            }
-        }
+        let found = new_choosers(&choosers, facts.values().flatten());
         if found.is_empty() {
             return;
         }
@@ -227,9 +246,11 @@ fn decide_choosers(session: &Session, files: &mut Vec<LintedFile>) {
         }
         let callers = |unit: &FileUnit| {
             unit.role == FileRole::Library
-                && choosers
-                    .keys()
-                    .any(|chooser| session.model.can_name(unit.crate_id, chooser.krate))
+                && unit.crate_id.is_some_and(|crate_id| {
+                    choosers
+                        .keys()
+                        .any(|chooser| session.model.can_name(crate_id, chooser.krate))
+                })
         };
         // One extended API per configuration (a configuration is shared by its packages).
         let mut apis: HashMap<usize, Api> = HashMap::new();
@@ -238,7 +259,7 @@ fn decide_choosers(session: &Session, files: &mut Vec<LintedFile>) {
             apis.entry(std::ptr::from_ref(config).addr())
                 .or_insert_with(|| config.api.with_choosers(&choosers));
         }
-        let relinted: Vec<(FileUnit, Option<LintedFile>)> = session
+        let relinted: Vec<(FileUnit, UnitResult)> = session
             .files
             .par_iter()
             .filter(|unit| callers(unit))
@@ -250,32 +271,37 @@ fn decide_choosers(session: &Session, files: &mut Vec<LintedFile>) {
                 if !mentions {
                     return None;
                 }
-                let config = session.config(unit);
-                let package = &session.packages[unit.package];
-                let cx = FileContext {
-                    api: &apis[&std::ptr::from_ref(config).addr()],
-                    model: &session.model,
-                    crate_id: unit.crate_id,
-                    krate: &package.krate,
-                    crate_name: &unit.crate_name,
-                    role: unit.role,
-                    module: unit.module.clone(),
-                    entry_points: &config.entry_points,
-                    calls_to: None,
-                };
-                let (findings, _) = linting(|| lint_source(&text, Nesting::Unchecked, &cx)).ok()?;
-                let (file, _) = finish(session, config, unit.clone(), text, findings);
-                Some((unit.clone(), file))
+                let api = &apis[&std::ptr::from_ref(session.config(unit)).addr()];
+                let lint = || lint_rust(session, unit.clone(), text, Nesting::Unchecked, api);
+                Some((unit.clone(), linting(lint).ok()?))
             })
             .collect();
-        for (unit, file) in relinted {
+        for (unit, result) in relinted {
             let same = |linted: &LintedFile| {
                 linted.unit.path == unit.path && linted.unit.crate_id == unit.crate_id
             };
             files.retain(|linted| !same(linted));
-            files.extend(file);
+            files.extend(result.file);
+            facts.insert(FileKey::of(&unit), result.choosers);
         }
         files.sort_by(|a, b| a.unit.relative.cmp(&b.unit.relative));
+    }
+}
+
+/// A file as the chooser fixed point tells its facts apart: a file that two crates include is
+/// linted once as part of each.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct FileKey {
+    relative: String,
+    crate_id: Option<CrateId>,
+}
+
+impl FileKey {
+    fn of(unit: &FileUnit) -> FileKey {
+        FileKey {
+            relative: unit.relative.clone(),
+            crate_id: unit.crate_id,
+        }
     }
 }
 
@@ -290,27 +316,78 @@ fn required_helpers<'f>(findings: impl Iterator<Item = &'f Finding>) -> NameSet 
     helpers
 }
 
-/// A file's findings, and the calls of its crate's non-public functions it makes.
-fn lint_source(
-    text: &str,
-    nesting: Nesting,
-    cx: &FileContext<'_>,
-) -> (Vec<Finding>, Vec<CallFact>) {
+/// What the walk of a Rust file gave.
+#[derive(Debug, Default)]
+struct Walked {
+    findings: Vec<Finding>,
+    /// The calls of its crate's non-public functions it makes, where they were asked for.
+    calls: Vec<CallFact>,
+    /// Its functions that choose a device for their callers.
+    choosers: Vec<ChooserFact>,
+}
+
+/// Walks a Rust file: its findings, and what it tells the rest of its crate.
+fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Walked {
     parse::with_syntax_tree(text, nesting, |tree| match tree {
         Ok(file) => {
-            let events = resolve::walk(file, text, cx);
-            let calls = events
-                .iter()
-                .filter_map(|event| match event {
-                    Event::Call(call) => Some(call.clone()),
-                    _ => None,
-                })
-                .collect();
-            (rules::check(&events, Language::Rust), calls)
+            let mut walked = Walked::default();
+            for event in resolve::walk(file, text, cx) {
+                let first = walked.findings.len();
+                walked
+                    .findings
+                    .extend(rules::check_event(&event, Language::Rust));
+                // The choice's own finding words it (`hardcoded_device`, `implicit_device`).
+                if let Some(chooser) = event.chooser()
+                    && let Some(finding) = walked.findings.get(first)
+                {
+                    walked.choosers.push(ChooserFact {
+                        chooser: chooser.clone(),
+                        choice: finding.message.clone(),
+                        offset: finding.span.start,
+                    });
+                }
+                if let Event::Call(call) = event {
+                    walked.calls.push(call);
+                }
+            }
+            walked
         }
-        Err(NoTree::Syntax(error)) => (vec![rules::parse_error(&error)], Vec::new()),
-        Err(NoTree::Unparsed(unparsed)) => (vec![rules::unlinted(unparsed)], Vec::new()),
+        Err(NoTree::Syntax(error)) => Walked {
+            findings: vec![rules::parse_error(&error)],
+            ..Walked::default()
+        },
+        Err(NoTree::Unparsed(unparsed)) => Walked {
+            findings: vec![rules::unlinted(unparsed)],
+            ..Walked::default()
+        },
     })
+}
+
+/// Lints a Rust file's text with `api`: its findings with their levels, and its choosers.
+fn lint_rust(
+    session: &Session,
+    unit: FileUnit,
+    text: String,
+    nesting: Nesting,
+    api: &Api,
+) -> UnitResult {
+    let cx = FileContext {
+        api,
+        ..rust_context(session, &unit, None)
+    };
+    let walked = lint_source(&text, nesting, &cx);
+    let choosers = match walked.choosers.is_empty() {
+        true => Vec::new(),
+        false => {
+            let lines = LineIndex::new(&text);
+            let place = |offset| format!("{}:{}", unit.relative, lines.line_of(offset) + 1);
+            chooser_labels(&walked.choosers, place)
+        }
+    };
+    UnitResult {
+        choosers,
+        ..finish(session, session.config(&unit), unit, text, walked.findings)
+    }
 }
 
 /// The non-public functions of a crate whose every call comes after the caller made a context
@@ -406,7 +483,9 @@ fn rust_context<'a>(
     FileContext {
         api: &config.api,
         model: &session.model,
-        crate_id: unit.crate_id,
+        crate_id: unit
+            .crate_id
+            .expect("discovery gives every Rust file its crate"),
         krate: &session.packages[unit.package].krate,
         crate_name: &unit.crate_name,
         role: unit.role,
@@ -438,8 +517,15 @@ fn python_context<'a>(
     }
 }
 
-/// What linting one file gave: the file with its diagnostics (when it has any) and warnings.
-type UnitResult = (Option<LintedFile>, Vec<String>);
+/// What linting one file gave.
+#[derive(Debug, Default)]
+struct UnitResult {
+    /// The file with its diagnostics, when it has any.
+    file: Option<LintedFile>,
+    warnings: Vec<String>,
+    /// Its functions that choose a device for their callers, whatever their findings' levels.
+    choosers: ChooserLabels,
+}
 
 fn lint_units(
     session: Session,
@@ -457,7 +543,9 @@ fn lint_units(
         units
             .into_par_iter()
             .map(|unit| {
+                let key = FileKey::of(&unit);
                 let result = linting(|| lint_one(&session, unit.clone()))
+                    .map(|result| (key, result))
                     .map_err(|message| Box::new(InternalError { unit, message }));
                 on_file();
                 result
@@ -471,17 +559,21 @@ fn lint_units(
     };
     let mut warnings = session.warnings.clone();
     let mut files = Vec::new();
+    let mut choosers = BTreeMap::new();
     let mut internal_errors = Vec::new();
     for result in results {
         match result {
-            Ok((file, file_warnings)) => {
-                warnings.extend(file_warnings);
-                files.extend(file);
+            Ok((key, result)) => {
+                warnings.extend(result.warnings);
+                files.extend(result.file);
+                if !result.choosers.is_empty() {
+                    choosers.insert(key, result.choosers);
+                }
             }
             Err(error) => internal_errors.push(*error),
         }
     }
-    decide_choosers(&session, &mut files);
+    decide_choosers(&session, &mut files, choosers);
     decide_requirements(&session, &mut files);
     Outcome {
         session,
@@ -501,8 +593,10 @@ fn decide_requirements(session: &Session, files: &mut Vec<LintedFile>) {
     let mut helpers: HashMap<CrateId, NameSet> = HashMap::new();
     for file in files.iter() {
         let required = required_helpers(file.diagnostics.iter().map(|d| &d.finding));
-        if !required.is_empty() {
-            let names = helpers.entry(file.unit.crate_id).or_default();
+        if let Some(crate_id) = file.unit.crate_id
+            && !required.is_empty()
+        {
+            let names = helpers.entry(crate_id).or_default();
             for finding in file.diagnostics.iter().map(|d| &d.finding) {
                 if let Some(Requirement::SomeCallerDoesNotBind { helper }) = &finding.requires {
                     names.insert(helper);
@@ -519,7 +613,7 @@ fn decide_requirements(session: &Session, files: &mut Vec<LintedFile>) {
             let calls: Vec<CallFact> = session
                 .files
                 .par_iter()
-                .filter(|unit| unit.crate_id == *crate_id)
+                .filter(|unit| unit.crate_id == Some(*crate_id))
                 .flat_map_iter(|unit| calls_in(session, unit, names))
                 .collect();
             (*crate_id, covered_helpers(&calls))
@@ -527,7 +621,11 @@ fn decide_requirements(session: &Session, files: &mut Vec<LintedFile>) {
         .collect();
     let none = HashSet::new();
     for file in files.iter_mut() {
-        let covered = covered.get(&file.unit.crate_id).unwrap_or(&none);
+        let covered = file
+            .unit
+            .crate_id
+            .and_then(|crate_id| covered.get(&crate_id))
+            .unwrap_or(&none);
         file.diagnostics
             .retain(|diagnostic| stands(&diagnostic.finding, covered));
     }
@@ -546,7 +644,7 @@ fn calls_in(session: &Session, unit: &FileUnit, names: &NameSet) -> Vec<CallFact
         return Vec::new();
     }
     let cx = rust_context(session, unit, Some(names));
-    linting(|| lint_source(&text, Nesting::Unchecked, &cx).1).unwrap_or_default()
+    linting(|| lint_source(&text, Nesting::Unchecked, &cx).calls).unwrap_or_default()
 }
 
 thread_local! {
@@ -626,7 +724,10 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
         Ok(bytes) => bytes,
         Err(err) => {
             let warning = format!("cannot read {}: {err}; skipped", unit.relative);
-            return (None, vec![warning]);
+            return UnitResult {
+                warnings: vec![warning],
+                ..UnitResult::default()
+            };
         }
     };
     let (text, findings) = match parse::decode(bytes) {
@@ -638,13 +739,11 @@ fn lint_unit(session: &Session, unit: FileUnit) -> UnitResult {
             (text, findings)
         }
         Ok(text) => {
-            let cx = rust_context(session, &unit, None);
             let nesting = match unit.prescanned {
                 true => Nesting::Checked,
                 false => Nesting::Unchecked,
             };
-            let (findings, _) = lint_source(&text, nesting, &cx);
-            (text, findings)
+            return lint_rust(session, unit, text, nesting, &config.api);
         }
         Err((shown, unparsed)) => (shown, vec![rules::unlinted(unparsed)]),
     };
@@ -675,7 +774,10 @@ fn finish(
         })
         .collect();
     if findings.is_empty() {
-        return (None, warnings);
+        return UnitResult {
+            warnings,
+            ..UnitResult::default()
+        };
     }
     let package = &session.packages[unit.package];
     let lines = LineIndex::new(&text);
@@ -689,22 +791,26 @@ fn finish(
         .filter(|diagnostic| diagnostic.level != Level::Allow)
         .collect();
     if diagnostics.is_empty() {
-        return (None, warnings);
+        return UnitResult {
+            warnings,
+            ..UnitResult::default()
+        };
     }
     diagnostics.sort_by(|a, b| {
         (a.finding.span.start, a.finding.rule.name)
             .cmp(&(b.finding.span.start, b.finding.rule.name))
     });
     diagnostics.dedup_by(|a, b| a.finding == b.finding);
-    (
-        Some(LintedFile {
+    UnitResult {
+        file: Some(LintedFile {
             unit,
             text,
             lines,
             diagnostics,
         }),
         warnings,
-    )
+        choosers: Vec::new(),
+    }
 }
 
 #[cfg(test)]

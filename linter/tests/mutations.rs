@@ -232,7 +232,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
                 role: FileRole::Library,
                 module: Vec::new(),
                 crate_name: "fuzzed".to_owned(),
-                crate_id: 0,
+                crate_id: (language == Language::Rust).then_some(0),
                 prescanned: false,
                 language,
             },

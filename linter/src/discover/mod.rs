@@ -168,8 +168,9 @@ pub struct FileUnit {
     pub role: FileRole,
     pub module: Vec<String>,
     pub crate_name: String,
-    /// The crate of the workspace model the file is linted as part of.
-    pub crate_id: CrateId,
+    /// The crate of the workspace model a Rust file is linted as part of; none for a Python
+    /// file, which no crate holds.
+    pub crate_id: Option<CrateId>,
     /// Whether discovery found the file lintable ([`crate::parse::prescan`]).
     pub prescanned: bool,
     pub language: Language,
@@ -834,7 +835,7 @@ impl Session {
             role,
             module,
             crate_name: krate.name.clone(),
-            crate_id,
+            crate_id: Some(crate_id),
             prescanned: false,
             language: Language::Rust,
         }
@@ -859,7 +860,7 @@ impl Session {
                 module,
                 package,
                 target: None,
-                crate_id: 0,
+                crate_id: None,
                 prescanned: false,
                 language: Language::Python,
                 path,

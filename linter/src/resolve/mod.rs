@@ -126,8 +126,9 @@ pub struct ApiUse<'a> {
     /// For a use of the current context in a non-public function that bound none: the
     /// function's name, as its callers name it; the use is right when every caller binds one.
     pub helper: Option<String>,
-    /// For a device chosen (a literal ordinal, a default device) in a function that returns it
-    /// to callers who pass none: that function. Its callers let it choose for them.
+    /// For a device chosen (a literal ordinal, a default device) outside entry points in a
+    /// function that returns it to callers who pass none: that function. Its callers let it
+    /// choose for them.
     pub chooser: Option<Chooser>,
 }
 
@@ -189,6 +190,18 @@ pub enum Event<'a> {
     },
     /// A call of a function whose calls were asked for ([`FileContext::calls_to`]).
     Call(CallFact),
+}
+
+impl Event<'_> {
+    /// The function that chooses, in this event, a device it returns to callers who pass none
+    /// ([`ApiUse::chooser`]): a fact for the other files, apart from any finding.
+    pub fn chooser(&self) -> Option<&Chooser> {
+        match self {
+            Event::Api { use_, .. } => use_.chooser.as_ref(),
+            Event::DeviceString { chooser, .. } => chooser.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

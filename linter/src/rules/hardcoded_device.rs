@@ -52,25 +52,25 @@ declare_rule! {
 }
 
 pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
-    let (ordinal, span, shown, chooser) = match event {
+    let (ordinal, span, shown) = match event {
         Event::Api {
             use_,
             in_entry_point: false,
             ..
         } if matches!(use_.entry.role, Role::ExplicitDevice { .. }) => {
             let (ordinal, span) = use_.literal_ordinal.clone()?;
-            (ordinal, span, use_.shown.clone(), &use_.chooser)
+            (ordinal, span, use_.shown.clone())
         }
         Event::DeviceString {
             ordinal,
             shown,
             span,
             in_entry_point: false,
-            chooser,
-        } => (*ordinal, span.clone(), shown.clone(), chooser),
+            ..
+        } => (*ordinal, span.clone(), shown.clone()),
         _ => return None,
     };
-    let finding = Finding::new(
+    Some(Finding::new(
         &HARDCODED_DEVICE,
         span,
         format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
@@ -81,9 +81,5 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             "take the device from the caller (a `device` argument); choose it where the program \
              starts, from configuration or from `LOCAL_RANK`",
         ),
-    );
-    Some(Finding {
-        chooser: chooser.clone(),
-        ..finding
-    })
+    ))
 }

@@ -136,7 +136,6 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
         .map(|helper| Requirement::SomeCallerDoesNotBind { helper });
     Some(Finding {
         requires,
-        chooser: use_.chooser.clone(),
         ..finding
     })
 }

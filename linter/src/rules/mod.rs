@@ -17,7 +17,6 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
-use crate::api::Chooser;
 use crate::resolve::Event;
 
 /// How a rule's findings are treated.
@@ -75,9 +74,6 @@ pub struct Finding {
     pub suggestion: Option<Suggestion>,
     /// What must hold, once every file is walked, for the finding to stand.
     pub requires: Option<Requirement>,
-    /// A device chosen in a function that returns it to callers who pass none: once every
-    /// file is walked, the function's calls outside entry points are flagged too.
-    pub chooser: Option<Chooser>,
 }
 
 /// A condition on the rest of the crate, decided once every file is linted.
@@ -107,7 +103,6 @@ impl Finding {
             related: Vec::new(),
             suggestion: None,
             requires: None,
-            chooser: None,
         }
     }
 }
@@ -263,15 +258,20 @@ pub fn find(name: &str) -> Option<&'static Rule> {
 
 /// Every finding the rules make of the events of a file in `language`.
 pub fn check(events: &[Event<'_>], language: Language) -> Vec<Finding> {
-    let checks: Vec<_> = RULES.iter().filter_map(|rule| rule.check).collect();
     events
         .iter()
-        .flat_map(|event| {
-            checks
-                .iter()
-                .filter_map(move |check| check(event, language))
-        })
+        .flat_map(|event| check_event(event, language))
         .collect()
+}
+
+/// The findings the rules make of one event.
+pub fn check_event<'e>(
+    event: &'e Event<'_>,
+    language: Language,
+) -> impl Iterator<Item = Finding> + 'e {
+    RULES
+        .iter()
+        .filter_map(move |rule| rule.check?(event, language))
 }
 
 pub use parse_error::{finding as parse_error, unlinted};

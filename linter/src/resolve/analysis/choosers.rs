@@ -1,9 +1,11 @@
 //! Functions that choose a device for their callers: a free function that takes no device,
 //! returns one (`-> Device`, `-> Result<Device>`, `-> Arc<CudaContext>`), and chooses it itself
 //! (a literal ordinal, a default or "best available" device). Each choice made in such a
-//! function names it ([`ApiUse::chooser`]); once every file is linted, the function becomes an
-//! API entry of its own that chooses the device implicitly, and its calls outside entry points
-//! are flagged like calls of `cuda_if_available` (`decide_choosers` in the crate root).
+//! function names it ([`ApiUse::chooser`]), and the driver records it as a fact of the file,
+//! whatever the levels and suppressions of the choice's own finding; once every file is
+//! linted, the function becomes an API entry of its own that chooses the device implicitly,
+//! and its calls outside entry points are flagged like calls of `cuda_if_available`
+//! (`decide_choosers` in the crate root).
 
 use super::FnInfo;
 use crate::api::{Chooser, Role};
@@ -52,11 +54,12 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     })
 }
 
-/// Names the chooser a use chooses a device in: a literal ordinal or an implicit device.
-pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>) -> ApiUse<'a> {
+/// Names the chooser a use chooses a device in: a literal ordinal anywhere but an entry point,
+/// or an implicit device in library code (an entry point or a program chooses for itself).
+pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> ApiUse<'a> {
     let chooses = match use_.entry.role {
-        Role::ExplicitDevice { .. } => use_.literal_ordinal.is_some(),
-        Role::ImplicitDevice { .. } => true,
+        Role::ExplicitDevice { .. } => use_.literal_ordinal.is_some() && !place.in_entry,
+        Role::ImplicitDevice { .. } => !place.in_entry && !place.in_program,
         _ => false,
     };
     ApiUse {
@@ -65,7 +68,14 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>) -> ApiUse<'a> {
     }
 }
 
-/// The chooser a device string (`"cuda:1".parse()`) is in.
-pub(super) fn on_device_string(state: &State) -> Option<Chooser> {
-    state.chooser.clone()
+/// The chooser a device string (`"cuda:1".parse()`) is in, outside entry points.
+pub(super) fn on_device_string(state: &State, place: Place) -> Option<Chooser> {
+    state.chooser.clone().filter(|_| !place.in_entry)
+}
+
+/// Where a choice is made.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Place {
+    pub(super) in_entry: bool,
+    pub(super) in_program: bool,
 }

@@ -95,11 +95,15 @@ impl Analyses {
         env::on_api_use(&mut state.env, &use_);
         fallback::on_api_use(&mut state.fallback, events, &use_);
         let use_ = context::on_api_use(&mut state.context, use_);
-        let use_ = choosers::on_api_use(&state.choosers, use_);
+        let place = choosers::Place {
+            in_entry: state.entry.in_entry,
+            in_program: self.file.in_program,
+        };
+        let use_ = choosers::on_api_use(&state.choosers, use_, place);
         events.push(Event::Api {
             use_,
-            in_entry_point: state.entry.in_entry,
-            in_program: self.file.in_program,
+            in_entry_point: place.in_entry,
+            in_program: place.in_program,
         });
     }
 
@@ -141,7 +145,13 @@ impl Analyses {
             shown: format!("\"cuda:{ordinal}\""),
             span,
             in_entry_point: self.function.entry.in_entry,
-            chooser: choosers::on_device_string(&self.function.choosers),
+            chooser: choosers::on_device_string(
+                &self.function.choosers,
+                choosers::Place {
+                    in_entry: self.function.entry.in_entry,
+                    in_program: self.file.in_program,
+                },
+            ),
         });
     }
 

@@ -1,0 +1,96 @@
+//! What one file tells the others (a function that chooses a device for its callers) is decided
+//! for each language apart from the other, and before levels and suppressions.
+
+mod common;
+
+use common::{placement, stdout, write_files};
+
+/// A Rust crate with a device chooser, and a Python package in the same folder with one of its
+/// own: each file is linted in its own language, and each chooser's callers are flagged.
+fn mixed_tree(rust_allow: &str, python_allow: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lib = format!(
+        "pub mod model;\nuse candle_core::Device;\npub fn best_device() -> Device {{\n    \
+         Device::new_cuda(0).unwrap(){rust_allow}\n}}\n"
+    );
+    let pick = format!(
+        "import torch\n\n\ndef pick():\n    return torch.device(\"cuda\", 0){python_allow}\n\n\n\
+         def make():\n    return torch.ones(2, device=pick())\n"
+    );
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"mixed\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\ncandle-core = \"0.9\"\n",
+            ),
+            ("src/lib.rs", &lib),
+            (
+                "src/model.rs",
+                "pub fn load() {\n    let device = crate::best_device();\n    let _ = device;\n}\n",
+            ),
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/helpers.py",
+                "import torch\n\n\ndef best_device():\n    \
+                 return \"cuda\" if torch.cuda.is_available() else \"cpu\"\n\n\n\
+                 def load():\n    return torch.zeros(4, device=best_device())\n",
+            ),
+            ("pkg/pick.py", &pick),
+        ],
+    );
+    dir
+}
+
+fn lint(dir: &tempfile::TempDir, args: &[&str]) -> String {
+    let path = dir.path().to_str().expect("a UTF-8 path");
+    let mut all = vec![path, "--message-format", "short"];
+    all.extend(args);
+    stdout(&placement(&all))
+}
+
+const RUST_CALLER: &str =
+    "src/model.rs:2:18: warning[implicit_device]: `crate::best_device` chooses the device";
+const PYTHON_CALLER: &str =
+    "pkg/pick.py:9:33: warning[implicit_device]: `pick()` uses whatever device is current";
+
+/// A Python file beside a Rust crate that has a device chooser is never linted as Rust.
+#[test]
+fn python_files_beside_a_rust_chooser_are_linted_as_python() {
+    let dir = mixed_tree("", "");
+    let found = lint(&dir, &[]);
+    assert!(!found.contains("parse_error"), "{found}");
+    for expected in [
+        "src/lib.rs:4:22: warning[hardcoded_device]",
+        RUST_CALLER,
+        "pkg/helpers.py:9:34: warning[implicit_device]: `best_device()`",
+        "pkg/pick.py:5:33: warning[hardcoded_device]",
+        PYTHON_CALLER,
+    ] {
+        assert!(found.contains(expected), "no `{expected}` in\n{found}");
+    }
+}
+
+/// Allowing the rule of a chooser's own choice keeps its callers' `implicit_device`.
+#[test]
+fn allowing_a_choice_keeps_its_callers_flagged() {
+    let dir = mixed_tree("", "");
+    let found = lint(&dir, &["-A", "hardcoded_device"]);
+    assert!(!found.contains("hardcoded_device"), "{found}");
+    assert!(found.contains(RUST_CALLER), "{found}");
+    assert!(found.contains(PYTHON_CALLER), "{found}");
+}
+
+/// So does an allow comment on the choice, inside the chooser.
+#[test]
+fn an_allow_comment_on_a_choice_keeps_its_callers_flagged() {
+    let dir = mixed_tree(
+        " // placement: allow(hardcoded_device)",
+        "  # placement: allow(hardcoded_device)",
+    );
+    let found = lint(&dir, &[]);
+    assert!(!found.contains("hardcoded_device"), "{found}");
+    assert!(found.contains(RUST_CALLER), "{found}");
+    assert!(found.contains(PYTHON_CALLER), "{found}");
+}
