@@ -9,8 +9,9 @@
 use std::sync::LazyLock;
 
 use cargo_placement::api::Api;
-use cargo_placement::python::{self, Project, PyContext};
-use cargo_placement::resolve::FileRole;
+use cargo_placement::python;
+use cargo_placement::python::{Project, PyContext};
+use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
 
 static API: LazyLock<Api> = LazyLock::new(|| Api::python(Default::default()).expect("tables"));

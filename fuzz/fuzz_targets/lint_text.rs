@@ -7,9 +7,11 @@
 use std::sync::LazyLock;
 
 use cargo_placement::api::Api;
-use cargo_placement::lint_text;
-use cargo_placement::model::Model;
-use cargo_placement::resolve::{CrateContext, FileContext, FileRole};
+use cargo_placement::project::lint_text;
+use cargo_placement::rust::model::Model;
+use cargo_placement::discover::CrateContext;
+use cargo_placement::rust::resolve::FileContext;
+use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
 
 static API: LazyLock<Api> = LazyLock::new(|| Api::new(Default::default()).expect("tables"));

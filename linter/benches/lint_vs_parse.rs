@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use cargo_placement::discover::{FileUnit, Options, discover};
-use cargo_placement::rules::Language;
+use cargo_placement::discover::{FileUnit, Options};
+use cargo_placement::project::discover;
+use cargo_placement::source::Language;
 
 /// Peak resident memory of this process so far, in MiB (Linux).
 fn peak_rss_mib() -> Option<f64> {
@@ -60,9 +61,9 @@ fn lint_all(inputs: &[(PathBuf, Vec<FileUnit>)]) -> (usize, Duration) {
     let (mut findings, mut discovery) = (0, Duration::ZERO);
     for (path, _) in inputs {
         let discovering = Instant::now();
-        let session = discover(std::slice::from_ref(path), &Options::default()).expect("discover");
+        let project = discover(std::slice::from_ref(path), &Options::default()).expect("discover");
         discovery += discovering.elapsed();
-        let outcome = cargo_placement::lint(session, &|| {});
+        let outcome = cargo_placement::project::lint(project, &|| {});
         findings += outcome
             .files
             .iter()
@@ -120,8 +121,8 @@ fn main() {
     let mut inputs = Vec::new();
     let (mut files, mut lines, mut bytes) = (0, 0, 0);
     for path in &paths {
-        let session = discover(std::slice::from_ref(path), &Options::default()).expect("discover");
-        let units = session.files;
+        let project = discover(std::slice::from_ref(path), &Options::default()).expect("discover");
+        let units = project.session.files;
         for unit in &units {
             let text = std::fs::read_to_string(&unit.path).unwrap_or_default();
             lines += text.lines().count();

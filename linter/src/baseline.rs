@@ -1,6 +1,6 @@
 //! Baselines, for adopting the linter on a big codebase: `--write-baseline FILE` records
 //! today's findings, `--baseline FILE` reports only the others. Findings are matched by rule,
-//! file, enclosing item and their own source text (see [`crate::locate`]), never by line, so a
+//! file, enclosing item and their own source text (see [`crate::project::locate`]), never by line, so a
 //! baseline survives edits elsewhere in a file.
 
 use std::collections::HashMap;
@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::Outcome;
-use crate::locate::FindingKey;
+use crate::project::Outcome;
+use crate::project::locate::FindingKey;
 
 /// Bumped when the file's meaning changes; a baseline of another format is refused.
 const FORMAT: u32 = 1;

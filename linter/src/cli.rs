@@ -8,9 +8,14 @@ use std::process::ExitCode;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use cargo_placement::config::CliLevels;
-use cargo_placement::discover::{Options, discover};
-use cargo_placement::report::{self, MessageFormat, human::Style};
-use cargo_placement::rules::{self, Level, RULES};
+use cargo_placement::diagnostic::Level;
+use cargo_placement::discover::Options;
+use cargo_placement::project::discover;
+use cargo_placement::report;
+use cargo_placement::report::MessageFormat;
+use cargo_placement::report::human::Style;
+use cargo_placement::rules;
+use cargo_placement::rules::RULES;
 
 /// Lints device placement in Rust tensor programs (candle, tch, burn, cudarc, placement).
 ///
@@ -201,7 +206,7 @@ fn run_check(command: CheckCommand, dir: &std::path::Path) -> Result<(String, bo
 }
 
 /// `rule: count`, most first.
-fn statistics(outcome: &cargo_placement::Outcome) -> String {
+fn statistics(outcome: &cargo_placement::project::Outcome) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for diagnostic in outcome.files.iter().flat_map(|file| &file.diagnostics) {
         match counts
@@ -298,20 +303,20 @@ pub(crate) fn main(subcommand: bool) -> ExitCode {
         config_file: cli.config.clone(),
         cli: cli_levels(&cli, &matches),
     };
-    let session = match discover(&paths, &options) {
-        Ok(session) => session,
+    let project = match discover(&paths, &options) {
+        Ok(project) => project,
         Err(err) => return fail(err),
     };
-    for note in &session.notes {
+    for note in &project.session.notes {
         eprintln!("note: {note}");
     }
-    if session.files.is_empty() {
-        return fail(session.why_empty());
+    if project.session.files.is_empty() {
+        return fail(project.session.why_empty());
     }
     let mut out = String::new();
     let mut check_ok = true;
     if let Some(command) = cli.with_check {
-        match run_check(command, &session.root) {
+        match run_check(command, &project.session.root) {
             Ok((lines, ok)) => {
                 out.push_str(&lines);
                 check_ok = ok;
@@ -319,8 +324,8 @@ pub(crate) fn main(subcommand: bool) -> ExitCode {
             Err(err) => return fail(err),
         }
     }
-    let progress = if std::io::stderr().is_terminal() && session.files.len() > 200 {
-        indicatif::ProgressBar::new(session.files.len() as u64)
+    let progress = if std::io::stderr().is_terminal() && project.session.files.len() > 200 {
+        indicatif::ProgressBar::new(project.session.files.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -328,7 +333,7 @@ pub(crate) fn main(subcommand: bool) -> ExitCode {
         indicatif::ProgressStyle::with_template("{spinner} linting {pos}/{len} files {wide_bar}")
             .expect("a valid template"),
     );
-    let mut outcome = cargo_placement::lint(session, &|| progress.inc(1));
+    let mut outcome = cargo_placement::project::lint(project, &|| progress.inc(1));
     progress.finish_and_clear();
     if let Some(file) = &cli.baseline {
         match cargo_placement::baseline::Baseline::load(file) {

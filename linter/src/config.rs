@@ -25,7 +25,8 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::api::{Api, Table};
-use crate::rules::{self, Level, Rule};
+use crate::diagnostic::{Level, Rule};
+use crate::rules;
 
 /// One configuration source, as written.
 #[derive(Debug, Default, Deserialize)]

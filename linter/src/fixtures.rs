@@ -6,12 +6,15 @@
 
 use std::path::PathBuf;
 
+use crate::diagnostic::{Level, Rule};
+use crate::discover::CrateContext;
 use crate::discover::FileUnit;
-use crate::parse::LineIndex;
-use crate::report::human::{self, Style};
-use crate::resolve::{CrateContext, FileContext, FileRole};
-use crate::rules::{Level, Rule};
-use crate::{Diagnostic, LintedFile};
+use crate::project::{Diagnostic, LintedFile};
+use crate::report::human;
+use crate::report::human::Style;
+use crate::rust::resolve::FileContext;
+use crate::source::FileRole;
+use crate::source::LineIndex;
 
 fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
     let text =
@@ -54,7 +57,7 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
     }
     let api = crate::api::Api::new(Default::default()).expect("built-in tables");
     let krate = CrateContext::default();
-    let model = crate::model::Model::single_file(&text, "fixture", &krate);
+    let model = crate::rust::model::Model::single_file(&text, "fixture", &krate);
     let cx = FileContext {
         api: &api,
         model: &model,
@@ -66,12 +69,12 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         entry_points: &[],
         calls_to: None,
     };
-    let findings = crate::lint_text(&text, &cx);
+    let findings = crate::project::lint_text(&text, &cx);
     (text, at_default_levels(findings))
 }
 
 /// Rendered at the rule's default level; `allow` rules as warnings.
-fn at_default_levels(findings: Vec<crate::rules::Finding>) -> Vec<Diagnostic> {
+fn at_default_levels(findings: Vec<crate::diagnostic::Finding>) -> Vec<Diagnostic> {
     findings
         .into_iter()
         .map(|finding| {
@@ -96,7 +99,7 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
             crate_name: "fixture".to_owned(),
             crate_id: Some(0),
             prescanned: false,
-            language: crate::rules::Language::Rust,
+            language: crate::source::Language::Rust,
         },
         lines: LineIndex::new(&text),
         text,

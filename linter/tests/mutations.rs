@@ -11,15 +11,20 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use cargo_placement::api::Api;
+use cargo_placement::diagnostic::Level;
+use cargo_placement::discover::CrateContext;
 use cargo_placement::discover::FileUnit;
-use cargo_placement::model::Model;
-use cargo_placement::parse::LineIndex;
-use cargo_placement::python::{self, PyContext};
-use cargo_placement::report::human::{self, Style};
-use cargo_placement::resolve::{CrateContext, FileContext, FileRole};
-use cargo_placement::rules::{Language, Level};
-use cargo_placement::suppress::Suppressions;
-use cargo_placement::{Diagnostic, LintedFile, lint_text, locate};
+use cargo_placement::project::suppress::Suppressions;
+use cargo_placement::project::{Diagnostic, LintedFile, lint_text, locate};
+use cargo_placement::python;
+use cargo_placement::python::PyContext;
+use cargo_placement::report::human;
+use cargo_placement::report::human::Style;
+use cargo_placement::rust::model::Model;
+use cargo_placement::rust::resolve::FileContext;
+use cargo_placement::source::FileRole;
+use cargo_placement::source::Language;
+use cargo_placement::source::LineIndex;
 
 /// Mutants made of each fixture.
 const MUTANTS: usize = 60;

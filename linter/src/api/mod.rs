@@ -89,7 +89,7 @@ pub struct Chooser {
     pub path: String,
     /// The crate of the workspace model that defines it: only that crate and the crates that
     /// depend on it can call it.
-    pub krate: crate::model::CrateId,
+    pub krate: crate::source::CrateId,
     /// The device type it returns (`candle_core::Device`).
     pub returns: String,
 }

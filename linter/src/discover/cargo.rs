@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use cargo_metadata::MetadataCommand;
 
 use super::{Package, Target, TargetKind, crate_ident};
-use crate::resolve::CrateContext;
+use crate::discover::CrateContext;
 
 /// What `cargo metadata` said of a workspace.
 #[derive(Debug)]

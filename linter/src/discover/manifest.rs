@@ -14,7 +14,7 @@ use globset::GlobBuilder;
 use toml::{Table, Value};
 
 use super::{Package, Target, TargetKind, crate_ident};
-use crate::resolve::CrateContext;
+use crate::discover::CrateContext;
 
 /// One `Cargo.toml`, parsed.
 #[derive(Debug)]

@@ -20,18 +20,16 @@ pub(crate) use manifest::normalize;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::thread::JoinHandle;
 
 use globset::GlobSet;
-use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::config::{self, CliLevels, Config, ConfigFile};
-use crate::model::summary::ModuleSummary;
-use crate::model::{Builder as ModelBuilder, CrateId, Model};
-use crate::resolve::{CrateContext, FileRole};
-use crate::rules::Language;
+use crate::config;
+use crate::config::{CliLevels, Config, ConfigFile};
+use crate::source::CrateId;
+use crate::source::FileRole;
+use crate::source::Language;
 
 use walk::Skip;
 
@@ -130,6 +128,19 @@ impl Target {
     }
 }
 
+/// The names a package's code knows its dependencies by, from its manifest.
+#[derive(Clone, Debug, Default)]
+pub struct CrateContext {
+    /// Names a dependency is known by in code → the crate's real name
+    /// (`candle` → `candle_core` for `candle = { package = "candle-core" }`).
+    pub renames: HashMap<String, String>,
+    /// The real names of the dependencies; `None` when there is no manifest to tell.
+    pub dependencies: Option<HashSet<String>>,
+    /// Names of path dependencies → their folders, to find dependencies that are workspace
+    /// packages.
+    pub paths: HashMap<String, PathBuf>,
+}
+
 /// A package whose files are linted.
 #[derive(Debug)]
 pub struct Package {
@@ -169,11 +180,19 @@ pub struct FileUnit {
     pub module: Vec<String>,
     pub crate_name: String,
     /// The crate of the workspace model a Rust file is linted as part of; none for a Python
-    /// file, which no crate holds.
+    /// file, which no crate holds. The Rust front end places each Rust file in its crate
+    /// (`rust::workspace`), and gives it its target, module, crate name and role.
     pub crate_id: Option<CrateId>,
-    /// Whether discovery found the file lintable ([`crate::parse::prescan`]).
+    /// Whether the Rust front end found the file lintable before it was linted
+    /// (`rust::parse::prescan`).
     pub prescanned: bool,
     pub language: Language,
+}
+
+impl FileUnit {
+    pub fn is_rust(&self) -> bool {
+        self.language == Language::Rust
+    }
 }
 
 /// Everything one run lints: the workspaces around and below the given paths, their packages
@@ -186,8 +205,6 @@ pub struct Session {
     pub workspaces: Vec<Workspace>,
     pub packages: Vec<Package>,
     pub files: Vec<FileUnit>,
-    /// Every crate's modules and names.
-    pub model: Model,
     /// What was degraded and why (`cargo metadata` failed, a folder could not be read), for
     /// stderr, once each.
     pub notes: Vec<String>,
@@ -195,11 +212,6 @@ pub struct Session {
     pub warnings: Vec<String>,
     /// The given paths, canonical.
     pub requested: Vec<PathBuf>,
-    /// What the Python files define for each other, once read ([`crate::lint`] reads them).
-    pub python: crate::python::Project,
-    /// The findings of the Python files that the first pass settled (see
-    /// [`crate::python::Project::confirm`]); the others are checked again.
-    pub python_settled: HashMap<PathBuf, Vec<crate::rules::Finding>>,
 }
 
 /// How a run is configured on the command line.
@@ -218,7 +230,8 @@ pub enum DiscoverError {
     Config(#[from] config::ConfigError),
 }
 
-fn crate_ident(name: &str) -> String {
+/// The name code knows a crate by: its package name with `-` as `_`.
+pub fn crate_ident(name: &str) -> String {
     name.replace('-', "_")
 }
 
@@ -386,7 +399,7 @@ fn exclude_globs(config: &Option<(String, ConfigFile)>) -> Result<GlobSet, Disco
 
 /// Finds what to lint at `paths`: the workspaces around and below them, their packages and
 /// files, each with the configuration that applies to it.
-pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, DiscoverError> {
+pub fn start<'o>(paths: &[PathBuf], options: &'o Options) -> Result<Started<'o>, DiscoverError> {
     let mut discovery = Discovery {
         options,
         pending: Vec::new(),
@@ -454,63 +467,95 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Session, Discove
             discovery.workspace_of(manifest, true)?;
         }
     }
-    // While cargo answers: check that each file can be linted, so that linting need not, and
-    // read its summary for the workspace model.
-    let prescans: Vec<crate::parse::Prescan> = files
-        .par_iter()
-        .map(|(path, around)| {
-            let limit = discovery.pending[*around]
+    Ok(Started {
+        discovery,
+        around,
+        requested,
+        files,
+        python,
+        manifests,
+    })
+}
+
+/// Discovery under way: the files are found, and `cargo metadata` may still be answering.
+pub struct Started<'o> {
+    discovery: Discovery<'o>,
+    /// The workspace around each requested path.
+    around: Vec<usize>,
+    requested: Vec<PathBuf>,
+    /// Rust and Python files, each with the workspace it was found in.
+    files: Vec<(PathBuf, usize)>,
+    python: Vec<(PathBuf, usize)>,
+    manifests: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for Started<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Started")
+            .field("requested", &self.requested)
+            .field("files", &self.files.len())
+            .field("python", &self.python.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Started<'_> {
+    /// The Rust files found, each with the size limit of its workspace's configuration.
+    pub fn rust_files(&self) -> impl Iterator<Item = (&Path, u64)> {
+        self.files.iter().map(|(path, around)| {
+            let limit = self.discovery.pending[*around]
                 .config
                 .as_ref()
                 .map_or(config::DEFAULT_MAX_FILE_SIZE, |(_, file)| {
                     file.max_file_size()
                 });
-            crate::parse::prescan(path, limit.0)
+            (path.as_path(), limit.0)
         })
-        .collect();
-    let mut summaries = HashMap::new();
-    let mut lintable = Vec::with_capacity(files.len());
-    for ((path, _), prescan) in files.iter().zip(prescans) {
-        lintable.push(prescan.lintable);
-        if let Some(summary) = prescan.summary {
-            summaries.insert(path.clone(), Rc::new(summary));
-        }
     }
 
-    let mut session = Session {
-        root: session_root(&around, &discovery.pending),
-        workspaces: Vec::new(),
-        packages: Vec::new(),
-        files: Vec::new(),
-        model: Model::default(),
-        notes: Vec::new(),
-        warnings: Vec::new(),
-        requested,
-        python: Default::default(),
-        python_settled: HashMap::new(),
-    };
-    for pending in std::mem::take(&mut discovery.pending) {
-        session.add_workspace(pending, options, &mut discovery.notes)?;
-    }
-    // A member that neither cargo nor the root's manifest counted (cargo failed on the
-    // workspace, but the package's own manifest is fine): read on its own.
-    for manifest in &manifests {
-        let dir = manifest.parent().unwrap_or(Path::new(""));
-        if session.packages.iter().any(|package| package.root == dir) {
-            continue;
+    /// Waits for `cargo metadata`, reads the configurations, and gives each file its package.
+    pub fn finish(self) -> Result<Session, DiscoverError> {
+        let Started {
+            mut discovery,
+            around,
+            requested,
+            files,
+            python,
+            manifests,
+        } = self;
+        let options = discovery.options;
+        let mut session = Session {
+            root: session_root(&around, &discovery.pending),
+            workspaces: Vec::new(),
+            packages: Vec::new(),
+            files: Vec::new(),
+            notes: Vec::new(),
+            warnings: Vec::new(),
+            requested,
+        };
+        for pending in std::mem::take(&mut discovery.pending) {
+            session.add_workspace(pending, options, &mut discovery.notes)?;
         }
-        if let Ok(read) = manifest::Manifest::read(manifest)
-            && let Some(mut package) = read.to_package(None)
-            && let Some(index) = session.workspace_holding(dir)
-        {
-            package.workspace = index;
-            session.packages.push(package);
+        // A member that neither cargo nor the root's manifest counted (cargo failed on the
+        // workspace, but the package's own manifest is fine): read on its own.
+        for manifest in &manifests {
+            let dir = manifest.parent().unwrap_or(Path::new(""));
+            if session.packages.iter().any(|package| package.root == dir) {
+                continue;
+            }
+            if let Ok(read) = manifest::Manifest::read(manifest)
+                && let Some(mut package) = read.to_package(None)
+                && let Some(index) = session.workspace_holding(dir)
+            {
+                package.workspace = index;
+                session.packages.push(package);
+            }
         }
+        session.notes = discovery.notes;
+        session.assign(files);
+        session.assign_python(python);
+        Ok(session)
     }
-    session.notes = discovery.notes;
-    session.assign(files, lintable, &summaries);
-    session.assign_python(python);
-    Ok(session)
 }
 
 /// The root that file names are relative to.
@@ -606,44 +651,26 @@ impl Session {
             .map(|(index, _)| index)
     }
 
-    /// Gives each file its package (the innermost that holds it) and drops files that the
-    /// configuration of their workspace excludes; then builds the workspace model (every
-    /// target's module tree; a file that none reaches is a crate of its own) and gives each
-    /// file its crate, module and role from it.
-    fn assign(
-        &mut self,
-        files: Vec<(PathBuf, usize)>,
-        lintable: Vec<bool>,
-        summaries: &HashMap<PathBuf, Rc<ModuleSummary>>,
-    ) {
+    /// Gives each Rust file its package (the innermost that holds it) and drops files that the
+    /// configuration of their workspace excludes; the Rust front end places each in its crate.
+    fn assign(&mut self, files: Vec<(PathBuf, usize)>) {
         let roots = self.package_roots();
-        let mut kept = Vec::new();
-        for ((path, around), lintable) in files.into_iter().zip(lintable) {
+        for (path, around) in files {
             if let Some(package) = self.package_of(&roots, &path, around) {
-                kept.push((path, package, lintable));
+                self.files.push(FileUnit {
+                    relative: self.relative(&path),
+                    package,
+                    target: None,
+                    role: FileRole::Library,
+                    module: Vec::new(),
+                    crate_name: String::new(),
+                    crate_id: None,
+                    prescanned: false,
+                    language: Language::Rust,
+                    path,
+                });
             }
         }
-        let mut builder = ModelBuilder::new(summaries);
-        builder.add_packages(&self.packages);
-        let mut orphans = HashMap::new();
-        for (path, package, _) in &kept {
-            if !builder.includes(path) {
-                let name = crate_ident(&self.packages[*package].name);
-                let id = builder.add_crate(name, *package, None, None, path);
-                builder.set_dependencies(id, &self.packages[*package].krate);
-                orphans.insert(path.clone(), id);
-            }
-        }
-        self.model = builder.finish();
-        let mut units: Vec<FileUnit> = kept
-            .into_iter()
-            .map(|(path, package, prescanned)| FileUnit {
-                prescanned,
-                ..self.classify(package, path)
-            })
-            .collect();
-        units.sort_by(|a, b| a.relative.cmp(&b.relative));
-        self.files = units;
     }
 
     /// Each package's folder → the package.
@@ -798,49 +825,6 @@ impl Session {
         )
     }
 
-    /// A file's crate, module and role, from the crates whose module trees include it: a
-    /// library's module is library code; a module only programs (bin and example targets)
-    /// declare is part of the program, like its root file; test and bench targets and build
-    /// scripts are entry points. A file no target reaches has its role guessed from where it is.
-    fn classify(&self, package: usize, path: PathBuf) -> FileUnit {
-        let relative = self.relative(&path);
-        let owners = self.model.modules_of(&path);
-        let kind_of = |id: CrateId| self.model.crates[id].kind;
-        let rank = |kind: Option<TargetKind>| match kind {
-            Some(TargetKind::Lib | TargetKind::ProcMacro) => 0,
-            Some(TargetKind::Bin | TargetKind::Example) => 1,
-            Some(_) => 2,
-            None => 3,
-        };
-        let (crate_id, module) = owners
-            .iter()
-            .min_by_key(|(id, _)| rank(kind_of(*id)))
-            .cloned()
-            .unwrap_or_default();
-        let krate = &self.model.crates[crate_id];
-        let role = match krate.kind {
-            Some(TargetKind::Lib | TargetKind::ProcMacro) => FileRole::Library,
-            Some(TargetKind::Bin | TargetKind::Example) if krate.root == path => {
-                FileRole::BinaryRoot
-            }
-            Some(TargetKind::Bin | TargetKind::Example) => FileRole::BinaryModule,
-            Some(_) => FileRole::EntryFile,
-            None => guess_role(&path),
-        };
-        FileUnit {
-            path,
-            relative,
-            package,
-            target: krate.target,
-            role,
-            module,
-            crate_name: krate.name.clone(),
-            crate_id: Some(crate_id),
-            prescanned: false,
-            language: Language::Rust,
-        }
-    }
-
     /// Gives each Python file its package (for its configuration: the innermost Rust package
     /// that holds it, or the files of its workspace that belong to none), drops what the
     /// configuration excludes, and gives each a role and module name from where it is.
@@ -937,33 +921,4 @@ fn from_manifests(pending: &Pending) -> Vec<Package> {
             manifest.to_package(root)
         })
         .collect()
-}
-
-/// The role of a file with no target to say: by where it is.
-fn guess_role(path: &Path) -> FileRole {
-    let in_dir = |name: &str| path.components().any(|c| c.as_os_str() == name);
-    let file_name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    if in_dir("tests") || in_dir("benches") || file_name == "build.rs" {
-        FileRole::EntryFile
-    } else if file_name == "main.rs" || in_dir("bin") || in_dir("examples") {
-        FileRole::BinaryRoot
-    } else {
-        FileRole::Library
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn roles_are_guessed_from_the_path_without_a_manifest() {
-        assert_eq!(guess_role(Path::new("x/tests/it.rs")), FileRole::EntryFile);
-        assert_eq!(guess_role(Path::new("x/build.rs")), FileRole::EntryFile);
-        assert_eq!(guess_role(Path::new("x/src/main.rs")), FileRole::BinaryRoot);
-        assert_eq!(guess_role(Path::new("x/src/gpu.rs")), FileRole::Library);
-    }
 }

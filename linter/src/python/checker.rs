@@ -20,9 +20,11 @@ use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
 
 use super::{Project, PyContext};
+use crate::analysis::device_string;
+use crate::analysis::device_string::Named;
+use crate::analysis::{ApiUse, Event, Fact, How};
 use crate::api::{Api, Entry, Role};
-use crate::resolve::device_string::{self, Named};
-use crate::resolve::{ApiUse, Event, Fact, FileRole, How};
+use crate::source::FileRole;
 
 /// Checks that pick a device and may quietly answer "no GPU".
 const AVAILABILITY: &[&str] = &["torch.cuda.is_available", "torch.backends.mps.is_available"];

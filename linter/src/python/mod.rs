@@ -1,5 +1,5 @@
 //! Python (PyTorch) files, linted by the same rules as Rust: the Python checker turns a file
-//! into the same [`Event`](crate::resolve::Event)s, and everything from there on (the rules'
+//! into the same [`Event`](crate::analysis::Event)s, and everything from there on (the rules'
 //! wording, levels, suppressions, baselines, reports) is shared.
 //!
 //! ## The parser
@@ -24,9 +24,11 @@ use ruff_python_ast::ModModule;
 use ruff_python_parser::ParseErrorType;
 
 use crate::api::Api;
-use crate::parse::Unparsed;
-use crate::resolve::FileRole;
-use crate::rules::{self, Finding, Language};
+use crate::diagnostic::Finding;
+use crate::rules;
+use crate::source::FileRole;
+use crate::source::Language;
+use crate::source::Unparsed;
 
 /// Everything the check of one Python file needs.
 #[derive(Debug)]
@@ -204,7 +206,7 @@ pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
 }
 
 /// Checks one file: its findings, what the other files need of it, and what it asked of them.
-/// Runs on a stack big enough for [`crate::parse::NESTING_BUDGET`], growing the caller's when
+/// Runs on a stack big enough for [`crate::source::NESTING_BUDGET`], growing the caller's when
 /// it is smaller; a file nested deeper is one `parse_error` finding.
 fn check(text: &str, cx: &PyContext<'_>) -> (Vec<Finding>, Summary, checker::Asked) {
     with_module(text, |module| match module {
@@ -222,12 +224,12 @@ fn check(text: &str, cx: &PyContext<'_>) -> (Vec<Finding>, Summary, checker::Ask
 
 /// Runs `f` on the syntax tree of `text`, safely for any input: nesting is checked first, and
 /// parsing, `f` and dropping the tree (which recurses as deep as it) run on a stack big enough
-/// for [`crate::parse::NESTING_BUDGET`]. A file nested too deep or with a syntax error is
+/// for [`crate::source::NESTING_BUDGET`]. A file nested too deep or with a syntax error is
 /// given to `f` as what could not be parsed.
 fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>) -> T) -> T {
     stacker::maybe_grow(
-        crate::parse::NESTING_BUDGET + (16 << 20),
-        crate::STACK_SIZE,
+        crate::source::NESTING_BUDGET + (16 << 20),
+        crate::source::STACK_SIZE,
         || match check_nesting(text) {
             Err(unparsed) => f(Err(unparsed)),
             Ok(()) => match ruff_python_parser::parse_module(text) {
@@ -246,7 +248,7 @@ const PER_PREFIX: usize = 12 << 10;
 const PER_TOKEN: usize = 2 << 10;
 
 /// Checks with the lexer alone, before anything recurses into the file, that its deepest syntax
-/// tree fits in [`crate::parse::NESTING_BUDGET`]: depth comes from brackets and indented
+/// tree fits in [`crate::source::NESTING_BUDGET`]: depth comes from brackets and indented
 /// blocks, and from runs of tokens within one statement (`a + b + …`, `not not … x`).
 pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
     use ruff_python_ast::token::TokenKind;
@@ -265,7 +267,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             }
             TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace | TokenKind::Indent => {
                 let path = *base + *run + PER_GROUP;
-                if path > crate::parse::NESTING_BUDGET {
+                if path > crate::source::NESTING_BUDGET {
                     break;
                 }
                 stack.push((path, 0));
@@ -290,7 +292,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             _ => PER_TOKEN,
         };
         *run += weight;
-        if *base + *run > crate::parse::NESTING_BUDGET {
+        if *base + *run > crate::source::NESTING_BUDGET {
             break;
         }
     }
@@ -303,7 +305,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             "the file was not linted: its brackets, blocks or expression chains nest deeper \
              than the {} MiB of stack the linter gives a file; split the expression, or \
              exclude the file if it is generated",
-            crate::parse::NESTING_BUDGET >> 20
+            crate::source::NESTING_BUDGET >> 20
         ),
     })
 }

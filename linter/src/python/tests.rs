@@ -1,7 +1,7 @@
 //! Resolution, entry points and limits of the Python checker, on small modules.
 
 use super::*;
-use crate::resolve::FileRole;
+use crate::source::FileRole;
 
 /// A file's context with no other files in the project.
 fn context<'a>(

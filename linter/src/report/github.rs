@@ -2,7 +2,7 @@
 //! `::warning file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`.
 
 use super::rustc_level;
-use crate::Outcome;
+use crate::project::Outcome;
 
 /// `%`, CR and LF in the message.
 fn escape_data(text: &str) -> String {

@@ -8,8 +8,8 @@ use miette::{
     MietteSpanContents, Severity, SourceCode, SourceSpan, SpanContents,
 };
 
-use crate::rules::Level;
-use crate::{Diagnostic, LintedFile, Outcome};
+use crate::diagnostic::Level;
+use crate::project::{Diagnostic, LintedFile, Outcome};
 
 /// How to draw: colours and terminal links only where a person is looking.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::human::{self, Style};
 use super::rustc_level;
 use crate::discover::{FileUnit, Package};
-use crate::{Diagnostic, LintedFile, Outcome};
+use crate::project::{Diagnostic, LintedFile, Outcome};
 
 #[derive(Serialize)]
 struct Span<'a> {

@@ -6,7 +6,7 @@ pub mod json;
 pub mod sarif;
 pub mod short;
 
-use crate::rules::Level;
+use crate::diagnostic::Level;
 
 /// The `--message-format` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

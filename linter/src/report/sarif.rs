@@ -5,9 +5,11 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
-use crate::locate::{self, FindingKey};
-use crate::rules::{Level, RULES};
-use crate::{LintedFile, Outcome};
+use crate::diagnostic::Level;
+use crate::project::locate;
+use crate::project::locate::FindingKey;
+use crate::project::{LintedFile, Outcome};
+use crate::rules::RULES;
 
 fn level(level: Level) -> &'static str {
     match level {

@@ -1,7 +1,7 @@
 //! `path:line:col: level[rule]: message`, one finding per line, for grep and terminals.
 
 use super::rustc_level;
-use crate::Outcome;
+use crate::project::Outcome;
 
 pub fn write(outcome: &Outcome, out: &mut String) {
     for file in &outcome.files {

@@ -1,5 +1,7 @@
-use super::{Finding, Language, declare_rule};
-use crate::resolve::{Event, Fact, How};
+use super::declare_rule;
+use crate::analysis::{Event, Fact, How};
+use crate::diagnostic::Finding;
+use crate::source::Language;
 
 declare_rule! {
     /// ## What it does

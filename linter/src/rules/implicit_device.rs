@@ -1,6 +1,8 @@
-use super::{Finding, Language, Requirement, declare_rule};
+use super::declare_rule;
+use crate::analysis::Event;
 use crate::api::Role;
-use crate::resolve::Event;
+use crate::diagnostic::{Finding, Requirement};
+use crate::source::Language;
 
 declare_rule! {
     /// ## What it does

@@ -1,5 +1,6 @@
-use super::{Finding, declare_rule};
-use crate::parse::Unparsed;
+use super::declare_rule;
+use crate::diagnostic::Finding;
+use crate::source::Unparsed;
 
 declare_rule! {
     /// ## What it does

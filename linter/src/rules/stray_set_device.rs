@@ -1,6 +1,8 @@
-use super::{Applicability, Finding, Language, Suggestion, declare_rule};
+use super::declare_rule;
+use crate::analysis::Event;
 use crate::api::Role;
-use crate::resolve::Event;
+use crate::diagnostic::{Applicability, Finding, Suggestion};
+use crate::source::Language;
 
 declare_rule! {
     /// ## What it does
@@ -103,7 +105,7 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
 /// `implicit::set_device(d)?;` → `let _device_guard = implicit::DeviceGuard::new(d)?;`: the
 /// same device for the rest of the scope, restored after it. That changes what callers see,
 /// which is the point, so it is offered, not applied.
-fn guard(use_: &crate::resolve::ApiUse<'_>) -> Option<Suggestion> {
+fn guard(use_: &crate::analysis::ApiUse<'_>) -> Option<Suggestion> {
     let module = use_.shown.strip_suffix("::set_device")?;
     (use_.path == "placement::implicit::set_device").then(|| Suggestion {
         span: use_.span.clone(),

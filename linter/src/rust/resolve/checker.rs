@@ -10,6 +10,7 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, Item, Pat, Stmt, Token, Type};
 
+use super::FileContext;
 use super::analysis::entry::is_cfg_test;
 use super::analysis::macros::{self, Body};
 use super::analysis::{Analyses, FnInfo};
@@ -17,7 +18,7 @@ use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{device_string, literal_usize, pattern_names, range, shown};
-use super::{ApiUse, Event, FileContext};
+use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
 
 /// The resolved events of one file (whose text is `text`), in source order.

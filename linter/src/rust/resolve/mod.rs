@@ -13,76 +13,14 @@
 
 mod analysis;
 mod checker;
-pub mod device_string;
 mod semantic;
-
-use std::collections::{HashMap, HashSet};
-use std::ops::Range;
-use std::path::PathBuf;
 
 pub use checker::walk;
 
-use crate::api::{Api, Chooser, Entry};
-use crate::model::{CrateId, Model};
-
-/// What is definitely known about where a value is, from the code seen so far.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fact {
-    /// `cpu`, `cuda:1`, `metal:0`.
-    pub device: String,
-    /// Where the value got that device.
-    pub origin: Range<usize>,
-    pub how: How,
-}
-
-/// How a value got its device, for the labels of findings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum How {
-    /// A device value named here.
-    Named,
-    /// A tensor created here.
-    Created,
-    /// A tensor moved here.
-    Moved,
-}
-
-/// A call of one of the crate's non-public functions, by name: whether its caller had made a
-/// context current before it, and which function (if non-public itself) the caller is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CallFact {
-    pub callee: String,
-    pub caller: Option<String>,
-    pub binds: bool,
-}
-
-/// What the resolver knows about the package a file belongs to.
-#[derive(Clone, Debug, Default)]
-pub struct CrateContext {
-    /// Names a dependency is known by in code → the crate's real name
-    /// (`candle` → `candle_core` for `candle = { package = "candle-core" }`).
-    pub renames: HashMap<String, String>,
-    /// The real names of the dependencies; `None` when there is no manifest to tell.
-    pub dependencies: Option<HashSet<String>>,
-    /// Names of path dependencies → their folders, to find dependencies that are workspace
-    /// packages.
-    pub paths: HashMap<String, PathBuf>,
-}
-
-/// How a file takes part in its target, which decides where entry points are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileRole {
-    /// Library code: only `#[test]`, `#[cfg(test)]`, thread closures and configured functions
-    /// are entry points.
-    Library,
-    /// The root file of a bin or example target: `main` and the other functions of the file are
-    /// the program's start-up code, so they are entry points too.
-    BinaryRoot,
-    /// Another file of a bin or example target: library-like, but its code has no callers
-    /// outside the program.
-    BinaryModule,
-    /// A file of a test or bench target, or a build script: all of it is an entry point.
-    EntryFile,
-}
+use crate::api::Api;
+use crate::discover::CrateContext;
+use crate::rust::model::Model;
+use crate::source::{CrateId, FileRole};
 
 /// Everything the walk of one file needs.
 #[derive(Debug)]
@@ -105,110 +43,12 @@ pub struct FileContext<'a> {
     pub calls_to: Option<&'a crate::api::NameSet>,
 }
 
-/// A use of a known API.
-#[derive(Debug)]
-pub struct ApiUse<'a> {
-    pub entry: &'a Entry,
-    /// The canonical path, or `Type::method` for methods.
-    pub path: String,
-    /// How the source names it (`Device::cuda_if_available`, `.bind_to_thread()`).
-    pub shown: String,
-    /// The tokens to point at: the path, or the method name.
-    pub span: Range<usize>,
-    /// Whether the item is used as a value (`unwrap_or_else(Device::cuda_if_available)`)
-    /// rather than called.
-    pub as_value: bool,
-    /// The GPU-ordinal argument when it is an integer literal: its value and span.
-    pub literal_ordinal: Option<(u128, Range<usize>)>,
-    /// Whether the function bound a context (`bind_to_thread`) before this use, making the
-    /// current device its own choice.
-    pub after_bind: bool,
-    /// For a use of the current context in a non-public function that bound none: the
-    /// function's name, as its callers name it; the use is right when every caller binds one.
-    pub helper: Option<String>,
-    /// For a device chosen (a literal ordinal, a default device) outside entry points in a
-    /// function that returns it to callers who pass none: that function. Its callers let it
-    /// choose for them.
-    pub chooser: Option<Chooser>,
-}
-
-/// What the rules see, in source order.
-#[derive(Debug)]
-pub enum Event<'a> {
-    /// A use of a known API.
-    Api {
-        use_: ApiUse<'a>,
-        in_entry_point: bool,
-        /// In a bin or example target, whose code has no callers outside the program.
-        in_program: bool,
-    },
-    /// A GPU named by a literal ordinal outside a known constructor: `"cuda:N".parse()` in
-    /// Rust; in Python a device string or an integer where a device goes (`device="cuda:1"`,
-    /// `.to(1)`, `.cuda(1)`).
-    DeviceString {
-        ordinal: u128,
-        /// How it is written, for messages.
-        shown: String,
-        span: Range<usize>,
-        in_entry_point: bool,
-        /// As [`ApiUse::chooser`].
-        chooser: Option<Chooser>,
-    },
-    /// An op whose operands are definitely on different devices.
-    Mismatch {
-        op: String,
-        span: Range<usize>,
-        lhs: Fact,
-        rhs: Fact,
-    },
-    /// A transfer in a loop whose receiver and target are the same in every iteration.
-    LoopTransfer {
-        shown: String,
-        span: Range<usize>,
-        /// The receiver as written, for the help.
-        receiver: String,
-        /// The loop's keyword.
-        keyword: Range<usize>,
-    },
-    /// In Python, a device left to whatever is current when it is used: `.cuda()`, `"cuda"`
-    /// or `torch.device("cuda")` without an index.
-    CurrentDevice {
-        shown: String,
-        span: Range<usize>,
-        in_entry_point: bool,
-        in_program: bool,
-    },
-    /// A `cuda_if_available` whose result nothing looks at.
-    SilentFallback { shown: String, span: Range<usize> },
-    /// `std::env::set_var` of a variable named by a literal or a constant.
-    SetEnvVar {
-        variable: String,
-        span: Range<usize>,
-        in_entry_point: bool,
-        /// The first device use earlier in the same function, if any.
-        after_device_use: Option<Range<usize>>,
-    },
-    /// A call of a function whose calls were asked for ([`FileContext::calls_to`]).
-    Call(CallFact),
-}
-
-impl Event<'_> {
-    /// The function that chooses, in this event, a device it returns to callers who pass none
-    /// ([`ApiUse::chooser`]): a fact for the other files, apart from any finding.
-    pub fn chooser(&self) -> Option<&Chooser> {
-        match self {
-            Event::Api { use_, .. } => use_.chooser.as_ref(),
-            Event::DeviceString { chooser, .. } => chooser.as_ref(),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::{HashMap, HashSet};
 
     use super::*;
+    use crate::analysis::Event;
 
     /// The canonical paths of the API uses found in `source`, linted as library code of a crate
     /// that renames `candle-core` to `candle`.

@@ -1,77 +1,13 @@
-//! Reading and parsing source files: the checks that come before `syn` (valid UTF-8, a size
-//! limit, nesting that fits the stack), parsing in the original file's coordinates (a byte
-//! order mark or a `#!` line is blanked, not stripped, so that every offset stays where it is
-//! in the file), and mapping byte offsets to lines and columns as rustc counts them.
+//! Parsing Rust files: the checks that come before `syn` (nesting that fits the stack, and in
+//! one pass of the lexer the summary the workspace model is built from), and parsing in the
+//! original file's coordinates (a byte order mark or a `#!` line is blanked, not stripped, so
+//! that every offset stays where it is in the file).
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::model::summary::{ModuleSummary, TokenKind, Tokens, summarize};
-
-/// Line starts of a source text, to turn byte offsets into 1-based lines and columns.
-#[derive(Clone, Debug)]
-pub struct LineIndex {
-    starts: Vec<usize>,
-}
-
-const BOM: &str = "\u{feff}";
-
-impl LineIndex {
-    pub fn new(text: &str) -> Self {
-        // A byte order mark is not part of the first line: columns count from after it.
-        let first = if text.starts_with(BOM) { BOM.len() } else { 0 };
-        let starts = std::iter::once(first)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
-        LineIndex { starts }
-    }
-
-    /// The 0-based line holding byte `offset`.
-    pub fn line_of(&self, offset: usize) -> usize {
-        self.starts
-            .partition_point(|&start| start <= offset)
-            .saturating_sub(1)
-    }
-
-    /// Where line `line` (0-based) starts.
-    pub fn line_start(&self, line: usize) -> usize {
-        self.starts
-            .get(line)
-            .copied()
-            .unwrap_or_else(|| *self.starts.last().unwrap_or(&0))
-    }
-
-    pub fn line_count(&self) -> usize {
-        self.starts.len()
-    }
-
-    /// 1-based line and 1-based column in characters, as rustc reports them.
-    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
-        let line = self.line_of(offset);
-        let start = self.line_start(line);
-        let column = text
-            .get(start..offset.min(text.len()))
-            .map_or(0, |s| s.chars().count());
-        (line + 1, column + 1)
-    }
-
-    /// The text of 0-based line `line`, without its line break.
-    pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
-        let start = self.line_start(line).min(text.len());
-        let end = self.starts.get(line + 1).copied().unwrap_or(text.len());
-        text[start..end].trim_end_matches(['\n', '\r'])
-    }
-}
-
-/// Why a file was not parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unparsed {
-    /// Where the problem is.
-    pub span: Range<usize>,
-    pub message: String,
-    pub label: String,
-    pub help: String,
-}
+use crate::rust::model::summary::{ModuleSummary, TokenKind, Tokens, summarize};
+use crate::source::{BOM, NESTING_BUDGET, STACK_SIZE, Unparsed};
 
 /// The text `syn` parses: `text` with a leading byte order mark and a `#!` line turned into
 /// spaces of the same length, which `syn::parse_file` would strip and so shift every offset.
@@ -84,10 +20,6 @@ pub fn blank_prelude(text: &str) -> Cow<'_, str> {
     let blank = " ".repeat(bom + shebang);
     Cow::Owned(blank + &text[bom + shebang..])
 }
-
-/// Stack a file's syntax tree may take while it is parsed, walked and dropped. Worker threads
-/// have [`crate::STACK_SIZE`], well above it.
-pub const NESTING_BUDGET: usize = 192 << 20;
 
 /// Conservative stack cost, in bytes, of one level of each construct in an unoptimised build:
 /// measured on `syn` and the walker (nested blocks 22 KiB a level, modules 31 KiB, generic types
@@ -176,25 +108,6 @@ fn too_deep(span: Range<usize>) -> Unparsed {
     }
 }
 
-/// The file's text when it is valid UTF-8; otherwise where the first invalid byte is, as
-/// rustc rejects such a file.
-pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Unparsed)> {
-    String::from_utf8(bytes).map_err(|err| {
-        let at = err.utf8_error().valid_up_to();
-        let bad = err.utf8_error().error_len().unwrap_or(1);
-        let shown = String::from_utf8_lossy(err.as_bytes()).into_owned();
-        let byte = err.as_bytes()[at];
-        // In the lossy text, the bad bytes became one U+FFFD, three bytes long.
-        let unparsed = Unparsed {
-            span: at..at + '\u{fffd}'.len_utf8(),
-            message: "file is not valid UTF-8".to_owned(),
-            label: format!("invalid byte 0x{byte:02x} here ({bad} byte(s) not UTF-8)"),
-            help: "rustc rejects the file; save it as UTF-8. It was not linted".to_owned(),
-        };
-        (shown, unparsed)
-    })
-}
-
 /// What discovery learns of a file before it is linted, in one pass of the lexer: whether it is
 /// lintable (read, valid UTF-8, within the size limit, nested within [`NESTING_BUDGET`]), so
 /// that linting can skip the check, and its summary for the workspace model. A file that failed
@@ -246,7 +159,7 @@ pub fn with_syntax_tree<T>(
     nesting: Nesting,
     f: impl FnOnce(Result<&syn::File, NoTree>) -> T,
 ) -> T {
-    stacker::maybe_grow(NESTING_BUDGET + (16 << 20), crate::STACK_SIZE, || {
+    stacker::maybe_grow(NESTING_BUDGET + (16 << 20), STACK_SIZE, || {
         let checked = match nesting {
             Nesting::Checked => Ok(()),
             Nesting::Unchecked => check_nesting(text),
@@ -280,17 +193,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn positions_are_one_based_characters() {
-        let text = "fn a() {}\n  let é = 1;\n";
-        let index = LineIndex::new(text);
-        assert_eq!(index.position(text, 0), (1, 1));
-        let at = text.find('=').unwrap();
-        assert_eq!(index.position(text, at), (2, 9));
-        assert_eq!(index.line_text(text, 1), "  let é = 1;");
-        assert_eq!(index.line_count(), 3);
-    }
-
-    #[test]
     fn a_byte_order_mark_and_a_shebang_keep_their_bytes() {
         let text = "\u{feff}#!/usr/bin/env run-cargo-script\nfn main() {}\n";
         let blanked = blank_prelude(text);
@@ -304,7 +206,10 @@ mod tests {
         assert_eq!(main.sig.ident.span().byte_range().start, at);
         // Columns count from after the mark, as an editor shows the line.
         let text = "\u{feff}fn f() {}";
-        assert_eq!(LineIndex::new(text).position(text, 3), (1, 1));
+        assert_eq!(
+            crate::source::LineIndex::new(text).position(text, 3),
+            (1, 1)
+        );
         // `#![...]` is an inner attribute, not a shebang.
         assert_eq!(blank_prelude("#![allow(x)]\n"), "#![allow(x)]\n");
     }
@@ -336,16 +241,5 @@ mod tests {
             ))
             .is_ok()
         );
-    }
-
-    #[test]
-    fn invalid_utf8_is_reported_at_the_first_bad_byte() {
-        let (shown, unparsed) = decode(b"fn f() {}\n// caf\xe9\n".to_vec()).unwrap_err();
-        assert_eq!(unparsed.span.start, 16);
-        assert!(
-            shown.is_char_boundary(unparsed.span.start)
-                && shown.is_char_boundary(unparsed.span.end)
-        );
-        assert!(unparsed.label.contains("0xe9"), "{}", unparsed.label);
     }
 }

@@ -11,8 +11,8 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Stmt, Token};
 
-use crate::resolve::semantic::Semantic;
-use crate::resolve::semantic::syntax::last_name;
+use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::syntax::last_name;
 
 /// Macros whose bodies are expression lists.
 const EXPRESSION_MACROS: &[&str] = &[
@@ -45,14 +45,14 @@ const EXPRESSION_MACROS: &[&str] = &[
 ];
 
 /// The code in a macro call.
-pub(in crate::resolve) enum Body {
+pub(in crate::rust::resolve) enum Body {
     Exprs(Vec<Expr>),
     Stmts(Vec<Stmt>),
     None,
 }
 
 /// The code in the body of `mac`, when it is code.
-pub(in crate::resolve) fn body(sem: &Semantic<'_, '_>, mac: &syn::Macro) -> Body {
+pub(in crate::rust::resolve) fn body(sem: &Semantic<'_, '_>, mac: &syn::Macro) -> Body {
     let name = last_name(&mac.path);
     if name == "macro_rules" {
         return Body::None;
@@ -107,7 +107,10 @@ impl syn::parse::Parse for RepeatBody {
 
 /// The transcribers of a `macro_rules!` definition that mention a known API, read as
 /// statements (items included).
-pub(in crate::resolve) fn transcribers(sem: &Semantic<'_, '_>, mac: &syn::Macro) -> Vec<Vec<Stmt>> {
+pub(in crate::rust::resolve) fn transcribers(
+    sem: &Semantic<'_, '_>,
+    mac: &syn::Macro,
+) -> Vec<Vec<Stmt>> {
     if !sem.may_mention_at(mac.delimiter.span().join()) {
         return Vec::new();
     }

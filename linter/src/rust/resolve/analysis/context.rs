@@ -4,15 +4,15 @@
 //! one is right when every caller in the crate binds one before calling it: each such use names
 //! its helper, and once every file is walked, the files of the crate that mention a helper are
 //! walked again to record, for each call of it, whether its caller had bound a context (see
-//! [`crate::rules::Requirement`]).
+//! [`crate::diagnostic::Requirement`]).
 
 use super::FnInfo;
+use crate::analysis::{ApiUse, CallFact, Event};
 use crate::api::Role;
-use crate::resolve::semantic::Semantic;
-use crate::resolve::{ApiUse, CallFact, Event};
+use crate::rust::resolve::semantic::Semantic;
 
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     /// Whether the current function made a context current so far.
     binds: bool,
     /// The current function's name, when it is not public (only its crate can call it).

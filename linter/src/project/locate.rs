@@ -8,7 +8,7 @@ use std::ops::Range;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use crate::rules::Language;
+use crate::source::Language;
 
 /// What identifies a finding across edits that do not touch it.
 #[derive(
@@ -132,16 +132,18 @@ pub fn keys(
 
 /// A Rust file's items (`gpu::M::pick`) and their spans.
 fn rust_items(text: &str) -> Vec<(Range<usize>, String)> {
-    crate::parse::with_syntax_tree(text, crate::parse::Nesting::Unchecked, |tree| match tree {
-        Ok(parsed) => {
-            let mut items = Items {
-                path: Vec::new(),
-                found: Vec::new(),
-            };
-            items.visit_file(parsed);
-            items.found
+    crate::rust::parse::with_syntax_tree(text, crate::rust::parse::Nesting::Unchecked, |tree| {
+        match tree {
+            Ok(parsed) => {
+                let mut items = Items {
+                    path: Vec::new(),
+                    found: Vec::new(),
+                };
+                items.visit_file(parsed);
+                items.found
+            }
+            Err(_) => Vec::new(),
         }
-        Err(_) => Vec::new(),
     })
 }
 

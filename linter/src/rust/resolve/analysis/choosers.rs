@@ -8,13 +8,13 @@
 //! (`decide_choosers` in the crate root).
 
 use super::FnInfo;
+use crate::analysis::ApiUse;
 use crate::api::{Chooser, Role};
-use crate::resolve::ApiUse;
-use crate::resolve::semantic::Semantic;
-use crate::resolve::semantic::infer::Ty;
+use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::infer::Ty;
 
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     /// The current function, when it returns a device and takes none.
     chooser: Option<Chooser>,
 }

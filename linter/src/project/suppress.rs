@@ -11,8 +11,8 @@ use std::collections::{HashMap, HashSet};
 use ra_ap_rustc_lexer::{DocStyle, FrontmatterAllowed, TokenKind, tokenize};
 use ruff_text_size::Ranged;
 
-use crate::parse::LineIndex;
 use crate::rules;
+use crate::source::LineIndex;
 
 #[derive(Debug, Default)]
 pub struct Suppressions {

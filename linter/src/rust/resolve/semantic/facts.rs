@@ -13,12 +13,12 @@ use super::Semantic;
 use super::syntax::{
     INFERENCE_DEPTH, device_string, is_arithmetic, literal_usize, peel, range, variable,
 };
+use crate::analysis::{Fact, How};
 use crate::api::Role;
-use crate::resolve::{Fact, How};
 
 impl Semantic<'_, '_> {
     /// The device an expression definitely names (a device value, not a tensor).
-    pub(in crate::resolve) fn device_value(&self, expr: &Expr) -> Option<Fact> {
+    pub(in crate::rust::resolve) fn device_value(&self, expr: &Expr) -> Option<Fact> {
         let expr = peel(expr);
         if let Some(name) = variable(expr) {
             return self
@@ -70,7 +70,7 @@ impl Semantic<'_, '_> {
     }
 
     /// The device a tensor expression is definitely on.
-    pub(in crate::resolve) fn tensor_device(&self, expr: &Expr) -> Option<Fact> {
+    pub(in crate::rust::resolve) fn tensor_device(&self, expr: &Expr) -> Option<Fact> {
         self.tensor_device_within(expr, INFERENCE_DEPTH)
     }
 

@@ -4,16 +4,16 @@
 //! (`cuda_if_available()`, `new_cuda(0)`) chooses for every user of the type, and is.
 
 use super::FnInfo;
+use crate::analysis::ApiUse;
 use crate::api::Role;
-use crate::resolve::ApiUse;
-use crate::resolve::semantic::syntax::last_name;
+use crate::rust::resolve::semantic::syntax::last_name;
 
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     /// Inside `impl Default for T { fn default() }`.
     defining_default: bool,
     /// Inside a match arm that matches a default (`DeviceKind::DefaultDevice =>`).
-    pub(in crate::resolve) in_default_arm: bool,
+    pub(in crate::rust::resolve) in_default_arm: bool,
 }
 
 impl State {

@@ -5,25 +5,26 @@ use std::ops::Range;
 use proc_macro2::Span;
 use syn::{Expr, Pat};
 
-use crate::resolve::device_string::{self, Named};
+use crate::analysis::device_string;
+use crate::analysis::device_string::Named;
 
 /// How many layers inference looks through (`&`, `?`, `.clone()`, a method chain, an
 /// arithmetic chain): facts are not followed deeper, so that long generated chains are walked in
 /// linear time.
-pub(in crate::resolve) const INFERENCE_DEPTH: usize = 16;
+pub(in crate::rust::resolve) const INFERENCE_DEPTH: usize = 16;
 
-pub(in crate::resolve) fn range(span: Span) -> Range<usize> {
+pub(in crate::rust::resolve) fn range(span: Span) -> Range<usize> {
     span.byte_range()
 }
 
-pub(in crate::resolve) fn idents(path: &syn::Path) -> Vec<String> {
+pub(in crate::rust::resolve) fn idents(path: &syn::Path) -> Vec<String> {
     path.segments
         .iter()
         .map(|segment| segment.ident.to_string())
         .collect()
 }
 
-pub(in crate::resolve) fn last_name(path: &syn::Path) -> String {
+pub(in crate::rust::resolve) fn last_name(path: &syn::Path) -> String {
     path.segments
         .last()
         .map(|segment| segment.ident.to_string())
@@ -31,7 +32,7 @@ pub(in crate::resolve) fn last_name(path: &syn::Path) -> String {
 }
 
 /// How the source names a path (`Device::cuda_if_available`, `::tch::Device`).
-pub(in crate::resolve) fn shown(path: &syn::Path) -> String {
+pub(in crate::rust::resolve) fn shown(path: &syn::Path) -> String {
     let names = idents(path).join("::");
     if path.leading_colon.is_some() {
         format!("::{names}")
@@ -42,7 +43,7 @@ pub(in crate::resolve) fn shown(path: &syn::Path) -> String {
 
 /// Strips what changes neither a value's device nor its type: `&x`, `(x)`, `x?`, `x.clone()`,
 /// `x.unwrap()`, up to [`INFERENCE_DEPTH`] layers.
-pub(in crate::resolve) fn peel(mut expr: &Expr) -> &Expr {
+pub(in crate::rust::resolve) fn peel(mut expr: &Expr) -> &Expr {
     for _ in 0..INFERENCE_DEPTH {
         expr = match expr {
             Expr::Reference(inner) => &inner.expr,
@@ -66,7 +67,7 @@ pub(in crate::resolve) fn peel(mut expr: &Expr) -> &Expr {
 }
 
 /// The variable an expression is, through what [`peel`] strips.
-pub(in crate::resolve) fn variable(expr: &Expr) -> Option<String> {
+pub(in crate::rust::resolve) fn variable(expr: &Expr) -> Option<String> {
     match peel(expr) {
         Expr::Path(path) if path.qself.is_none() => path.path.get_ident().map(ToString::to_string),
         _ => None,
@@ -74,7 +75,7 @@ pub(in crate::resolve) fn variable(expr: &Expr) -> Option<String> {
 }
 
 /// An integer literal (through parentheses and casts): its value and span.
-pub(in crate::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Range<usize>)> {
+pub(in crate::rust::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Range<usize>)> {
     match expr {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(int),
@@ -91,7 +92,7 @@ pub(in crate::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Range<usiz
 }
 
 /// The GPU a string literal names (`"cuda:1"`), by the repository's device-string grammar.
-pub(in crate::resolve) fn device_string(expr: &Expr) -> Option<u128> {
+pub(in crate::rust::resolve) fn device_string(expr: &Expr) -> Option<u128> {
     let Expr::Lit(syn::ExprLit {
         lit: syn::Lit::Str(text),
         ..
@@ -105,7 +106,7 @@ pub(in crate::resolve) fn device_string(expr: &Expr) -> Option<u128> {
     }
 }
 
-pub(in crate::resolve) fn is_arithmetic(op: &syn::BinOp) -> bool {
+pub(in crate::rust::resolve) fn is_arithmetic(op: &syn::BinOp) -> bool {
     matches!(
         op,
         syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
@@ -113,7 +114,7 @@ pub(in crate::resolve) fn is_arithmetic(op: &syn::BinOp) -> bool {
 }
 
 /// Every identifier a pattern binds.
-pub(in crate::resolve) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
+pub(in crate::rust::resolve) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
     match pat {
         Pat::Ident(ident) => {
             out.push(ident.ident.to_string());
@@ -137,7 +138,7 @@ pub(in crate::resolve) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
 }
 
 /// A string constant's value, or a literal's.
-pub(in crate::resolve) fn string_literal(expr: &Expr) -> Option<String> {
+pub(in crate::rust::resolve) fn string_literal(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(text),

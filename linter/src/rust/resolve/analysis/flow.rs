@@ -8,9 +8,9 @@ use proc_macro2::Span;
 use syn::Expr;
 use syn::spanned::Spanned;
 
-use crate::resolve::semantic::Semantic;
-use crate::resolve::semantic::syntax::{is_arithmetic, peel, range};
-use crate::resolve::{Event, Fact};
+use crate::analysis::{Event, Fact};
+use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::syntax::{is_arithmetic, peel, range};
 
 /// Two operands of one op on definitely different devices. `op` names the op for the message;
 /// it is only built for a finding.

@@ -11,9 +11,9 @@ use std::ops::Range;
 use syn::Expr;
 use syn::spanned::Spanned;
 
-use crate::resolve::semantic::Semantic;
-use crate::resolve::semantic::syntax::{range, shown, variable};
-use crate::resolve::{ApiUse, Event};
+use crate::analysis::{ApiUse, Event};
+use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::syntax::{range, shown, variable};
 
 /// A result bound and not looked at yet.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ struct Pending {
 }
 
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     pending: Vec<Pending>,
     /// The calls a `let` or a chain is binding, so they are tracked, not reported, when walked.
     bound: Vec<Range<usize>>,

@@ -3,13 +3,13 @@
 
 use std::ops::Range;
 
+use crate::analysis::ApiUse;
 use crate::api::Role;
-use crate::resolve::ApiUse;
 
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     /// The first device use of the current function.
-    pub(in crate::resolve) first_device_use: Option<Range<usize>>,
+    pub(in crate::rust::resolve) first_device_use: Option<Range<usize>>,
 }
 
 pub(super) fn on_api_use(state: &mut State, use_: &ApiUse<'_>) {

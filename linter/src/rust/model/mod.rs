@@ -14,12 +14,10 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::api::{Api, NameSet};
+use crate::discover::CrateContext;
 use crate::discover::{Package, TargetKind};
-use crate::resolve::CrateContext;
+use crate::source::CrateId;
 use summary::{ItemKind, ModuleSummary, Tokens, Use, Visibility};
-
-/// Index of a crate in [`Model::crates`].
-pub type CrateId = usize;
 
 /// A module path inside its crate, without the crate's name.
 pub type ModulePath = Vec<String>;

@@ -6,21 +6,22 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::infer::Ty;
-use crate::model::Resolved;
-use crate::resolve::{Fact, FileContext};
+use crate::analysis::Fact;
+use crate::rust::model::Resolved;
+use crate::rust::resolve::FileContext;
 
 /// A variable: its type, and what is known about its device.
 #[derive(Clone, Debug, Default)]
-pub(in crate::resolve) struct Var {
-    pub(in crate::resolve) ty: Option<Ty>,
+pub(in crate::rust::resolve) struct Var {
+    pub(in crate::rust::resolve) ty: Option<Ty>,
     /// For a device value: the device it names.
-    pub(in crate::resolve) names: Option<Fact>,
+    pub(in crate::rust::resolve) names: Option<Fact>,
     /// For a tensor: the device it is on.
-    pub(in crate::resolve) on: Option<Fact>,
+    pub(in crate::rust::resolve) on: Option<Fact>,
 }
 
 impl Var {
-    pub(in crate::resolve) fn of_type(ty: Option<Ty>) -> Var {
+    pub(in crate::rust::resolve) fn of_type(ty: Option<Ty>) -> Var {
         Var {
             ty,
             ..Var::default()
@@ -41,7 +42,7 @@ enum Binding {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::resolve) enum ScopeKind {
+pub(in crate::rust::resolve) enum ScopeKind {
     /// A module: its names are the model's; names from enclosing scopes are not visible.
     Module,
     /// A function body: variables from enclosing functions are not visible through it.
@@ -66,7 +67,7 @@ struct Scope {
 
 /// What a path as written resolves to, from a scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(in crate::resolve) enum Resolution {
+pub(in crate::rust::resolve) enum Resolution {
     /// A path; `local` when it points into the crate being linted.
     Path {
         path: Vec<String>,
@@ -88,20 +89,20 @@ impl From<Resolved> for Resolution {
     }
 }
 
-pub(in crate::resolve) struct Scopes<'c, 'a> {
+pub(in crate::rust::resolve) struct Scopes<'c, 'a> {
     cx: &'c FileContext<'a>,
     stack: Vec<Scope>,
 }
 
 impl<'c, 'a> Scopes<'c, 'a> {
-    pub(in crate::resolve) fn new(cx: &'c FileContext<'a>) -> Self {
+    pub(in crate::rust::resolve) fn new(cx: &'c FileContext<'a>) -> Self {
         Scopes {
             cx,
             stack: Vec::new(),
         }
     }
 
-    pub(in crate::resolve) fn push(&mut self, kind: ScopeKind, module: Option<Vec<String>>) {
+    pub(in crate::rust::resolve) fn push(&mut self, kind: ScopeKind, module: Option<Vec<String>>) {
         self.stack.push(Scope {
             kind,
             module,
@@ -112,19 +113,19 @@ impl<'c, 'a> Scopes<'c, 'a> {
         });
     }
 
-    pub(in crate::resolve) fn pop(&mut self) {
+    pub(in crate::rust::resolve) fn pop(&mut self) {
         self.stack.pop();
     }
 
     /// Whether the innermost scope is a module's (an item here is named by its module path).
-    pub(in crate::resolve) fn at_module_level(&self) -> bool {
+    pub(in crate::rust::resolve) fn at_module_level(&self) -> bool {
         self.stack
             .last()
             .is_some_and(|scope| scope.kind == ScopeKind::Module)
     }
 
     /// The current module path, without the crate name.
-    pub(in crate::resolve) fn module(&self) -> &[String] {
+    pub(in crate::rust::resolve) fn module(&self) -> &[String] {
         self.module_at(self.stack.len().saturating_sub(1))
     }
 
@@ -145,7 +146,7 @@ impl<'c, 'a> Scopes<'c, 'a> {
     }
 
     /// The full path of an item named `name` defined in the current module.
-    pub(in crate::resolve) fn local_path(&self, name: &str) -> Vec<String> {
+    pub(in crate::rust::resolve) fn local_path(&self, name: &str) -> Vec<String> {
         let mut path = vec![self.cx.crate_name.to_owned()];
         path.extend(self.module().iter().cloned());
         path.push(name.to_owned());
@@ -153,7 +154,7 @@ impl<'c, 'a> Scopes<'c, 'a> {
     }
 
     /// An item defined in a block.
-    pub(in crate::resolve) fn add_item(&mut self, name: &str, value: bool) {
+    pub(in crate::rust::resolve) fn add_item(&mut self, name: &str, value: bool) {
         let path = self.local_path(name);
         self.top()
             .names
@@ -161,33 +162,33 @@ impl<'c, 'a> Scopes<'c, 'a> {
     }
 
     /// A `use` in a block.
-    pub(in crate::resolve) fn add_import(&mut self, alias: &str, target: Vec<String>) {
+    pub(in crate::rust::resolve) fn add_import(&mut self, alias: &str, target: Vec<String>) {
         let scope = self.stack.len() - 1;
         self.top()
             .names
             .insert(alias.to_owned(), Binding::Import { target, scope });
     }
 
-    pub(in crate::resolve) fn add_glob(&mut self, target: Vec<String>) {
+    pub(in crate::rust::resolve) fn add_glob(&mut self, target: Vec<String>) {
         self.top().globs.push(target);
     }
 
-    pub(in crate::resolve) fn add_generic(&mut self, name: &str) {
+    pub(in crate::rust::resolve) fn add_generic(&mut self, name: &str) {
         self.top().names.insert(name.to_owned(), Binding::Generic);
     }
 
-    pub(in crate::resolve) fn bind_var(&mut self, name: &str, var: Var) {
+    pub(in crate::rust::resolve) fn bind_var(&mut self, name: &str, var: Var) {
         self.top().vars.insert(name.to_owned(), var);
     }
 
     /// Binds a variable of which nothing is known, shadowing outer ones.
-    pub(in crate::resolve) fn bind_unknown(&mut self, name: &str) {
+    pub(in crate::rust::resolve) fn bind_unknown(&mut self, name: &str) {
         self.bind_var(name, Var::default());
     }
 
     /// The variable and the depth of the scope that defines it, looking out to the enclosing
     /// function.
-    pub(in crate::resolve) fn var(&self, name: &str) -> Option<(&Var, usize)> {
+    pub(in crate::rust::resolve) fn var(&self, name: &str) -> Option<(&Var, usize)> {
         for (depth, scope) in self.stack.iter().enumerate().rev() {
             if let Some(var) = scope.vars.get(name) {
                 return Some((var, depth));
@@ -200,13 +201,18 @@ impl<'c, 'a> Scopes<'c, 'a> {
     }
 
     /// The current scope depth.
-    pub(in crate::resolve) fn depth(&self) -> usize {
+    pub(in crate::rust::resolve) fn depth(&self) -> usize {
         self.stack.len()
     }
 
     /// `name = value;`: in the scope that defines `name`, the new value is known from here on;
     /// from an inner (possibly conditional) scope, it is known there, and unknown after it.
-    pub(in crate::resolve) fn assign(&mut self, name: &str, names: Option<Fact>, on: Option<Fact>) {
+    pub(in crate::rust::resolve) fn assign(
+        &mut self,
+        name: &str,
+        names: Option<Fact>,
+        on: Option<Fact>,
+    ) {
         let Some((_, depth)) = self.var(name) else {
             return;
         };
@@ -224,7 +230,7 @@ impl<'c, 'a> Scopes<'c, 'a> {
     }
 
     /// Forgets what is known of `name`'s device where it is defined (assigned in a loop).
-    pub(in crate::resolve) fn forget(&mut self, name: &str) {
+    pub(in crate::rust::resolve) fn forget(&mut self, name: &str) {
         if let Some((_, depth)) = self.var(name) {
             let var = self.stack[depth].vars.get_mut(name).expect("found above");
             var.names = None;
@@ -234,7 +240,7 @@ impl<'c, 'a> Scopes<'c, 'a> {
 
     /// Resolves a path as written (`Device::new_cuda`, `super::gpu::pick`, `candle::Device`):
     /// through the block scopes out to the module, then through the workspace model.
-    pub(in crate::resolve) fn resolve(&self, segments: &[String]) -> Resolution {
+    pub(in crate::rust::resolve) fn resolve(&self, segments: &[String]) -> Resolution {
         self.resolve_from(self.stack.len().saturating_sub(1), segments, None, 0)
     }
 

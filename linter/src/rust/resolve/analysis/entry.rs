@@ -5,22 +5,22 @@
 //! functions the configuration names.
 
 use super::FnInfo;
-use crate::resolve::FileRole;
-use crate::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::Semantic;
+use crate::source::FileRole;
 
 /// What the file's role says.
 #[derive(Debug)]
-pub(in crate::resolve) struct FileState {
+pub(in crate::rust::resolve) struct FileState {
     /// Inside `#[cfg(test)]` or a file that is all entry point.
-    pub(in crate::resolve) entry_region: bool,
+    pub(in crate::rust::resolve) entry_region: bool,
     /// In a program's files, which have no callers outside the program.
-    pub(in crate::resolve) in_program: bool,
+    pub(in crate::rust::resolve) in_program: bool,
     /// A program's start-up code: every function is where the program chooses.
     startup: bool,
 }
 
 impl FileState {
-    pub(in crate::resolve) fn new(role: FileRole) -> FileState {
+    pub(in crate::rust::resolve) fn new(role: FileRole) -> FileState {
         let program = matches!(role, FileRole::BinaryRoot | FileRole::BinaryModule);
         FileState {
             entry_region: role == FileRole::EntryFile,
@@ -31,19 +31,19 @@ impl FileState {
 }
 
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     /// Inside an entry point now.
-    pub(in crate::resolve) in_entry: bool,
+    pub(in crate::rust::resolve) in_entry: bool,
 }
 
 impl State {
-    pub(in crate::resolve) fn at_file_level(file: &FileState) -> State {
+    pub(in crate::rust::resolve) fn at_file_level(file: &FileState) -> State {
         State {
             in_entry: file.entry_region,
         }
     }
 
-    pub(in crate::resolve) fn for_function(
+    pub(in crate::rust::resolve) fn for_function(
         file: &FileState,
         sem: &Semantic<'_, '_>,
         info: &FnInfo<'_>,
@@ -86,7 +86,7 @@ fn is_test_attr(attr: &syn::Attribute) -> bool {
 
 /// `#[cfg(test)]`, or a `cfg` that requires `test` among other conditions
 /// (`#[cfg(all(test, feature = "cuda"))]`).
-pub(in crate::resolve) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+pub(in crate::rust::resolve) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     fn requires_test(meta: &syn::Meta) -> bool {
         match meta {
             syn::Meta::Path(path) => path.is_ident("test"),

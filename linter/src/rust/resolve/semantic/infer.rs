@@ -13,7 +13,7 @@ use crate::api::Role;
 
 /// A type, through the containers that hold it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(in crate::resolve) enum Ty {
+pub(in crate::rust::resolve) enum Ty {
     /// A type by its canonical path (`cudarc::driver::CudaContext`).
     Named(String),
     /// Values of the type one at a time: a slice, an array, a `Vec`, an iterator.
@@ -24,7 +24,7 @@ pub(in crate::resolve) enum Ty {
 }
 
 impl Ty {
-    pub(in crate::resolve) fn named(&self) -> Option<&str> {
+    pub(in crate::rust::resolve) fn named(&self) -> Option<&str> {
         match self {
             Ty::Named(name) => Some(name),
             _ => None,
@@ -32,7 +32,7 @@ impl Ty {
     }
 
     /// The type inside every `Option`, `Result` and sequence around it.
-    pub(in crate::resolve) fn innermost(&self) -> &Ty {
+    pub(in crate::rust::resolve) fn innermost(&self) -> &Ty {
         match self {
             Ty::Option(inner) | Ty::Result(inner) | Ty::Seq(inner) => inner.innermost(),
             other => other,
@@ -48,7 +48,7 @@ impl Ty {
     }
 
     /// The type of one element of a sequence.
-    pub(in crate::resolve) fn element(&self) -> Option<Ty> {
+    pub(in crate::rust::resolve) fn element(&self) -> Option<Ty> {
         match self {
             Ty::Seq(element) => Some((**element).clone()),
             _ => None,
@@ -107,7 +107,7 @@ const ONE_OF: &[&str] = &[
     "next_back",
 ];
 /// Iterator adaptors whose closure's first parameter is an element.
-pub(in crate::resolve) const TAKES_ELEMENT: &[&str] = &[
+pub(in crate::rust::resolve) const TAKES_ELEMENT: &[&str] = &[
     "for_each",
     "map",
     "filter",
@@ -129,7 +129,7 @@ pub(in crate::resolve) const TAKES_ELEMENT: &[&str] = &[
 
 impl Semantic<'_, '_> {
     /// The type of a written type.
-    pub(in crate::resolve) fn type_of(&self, ty: &Type) -> Option<Ty> {
+    pub(in crate::rust::resolve) fn type_of(&self, ty: &Type) -> Option<Ty> {
         match ty {
             Type::Reference(reference) => self.type_of(&reference.elem),
             Type::Paren(paren) => self.type_of(&paren.elem),
@@ -183,7 +183,7 @@ impl Semantic<'_, '_> {
     }
 
     /// What an expression is known to be.
-    pub(in crate::resolve) fn infer(&self, expr: &Expr) -> Option<Ty> {
+    pub(in crate::rust::resolve) fn infer(&self, expr: &Expr) -> Option<Ty> {
         self.infer_within(expr, INFERENCE_DEPTH)
     }
 
@@ -302,7 +302,7 @@ impl Semantic<'_, '_> {
     /// Binds the names of a pattern matched against a value of type `ty`, with the types the
     /// pattern gives them: `Some(x)` of an `Option<T>`, `(a, b)` of a tuple, `&x`, `x: T`, and
     /// variants that tables say hold a type (`Device::Cuda(cuda)`).
-    pub(in crate::resolve) fn bind_pattern(&mut self, pat: &Pat, ty: Option<Ty>) {
+    pub(in crate::rust::resolve) fn bind_pattern(&mut self, pat: &Pat, ty: Option<Ty>) {
         match pat {
             Pat::Ident(ident) => {
                 self.scopes

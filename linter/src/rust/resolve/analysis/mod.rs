@@ -21,7 +21,7 @@ use std::ops::Range;
 use syn::Expr;
 
 use super::semantic::Semantic;
-use super::{ApiUse, Event};
+use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
 
 /// The state of every analysis for the function being walked.

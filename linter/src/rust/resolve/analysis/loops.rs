@@ -7,14 +7,14 @@ use std::ops::Range;
 use syn::visit::Visit;
 use syn::{Expr, ExprMethodCall};
 
+use crate::analysis::Event;
 use crate::api::{Entry, Role};
-use crate::resolve::Event;
-use crate::resolve::semantic::Semantic;
-use crate::resolve::semantic::syntax::{peel, range};
+use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::syntax::{peel, range};
 
 /// A loop being walked: what may change across its iterations.
 #[derive(Debug)]
-pub(in crate::resolve) struct Loop {
+pub(in crate::rust::resolve) struct Loop {
     /// Scope depth at the loop: variables defined at or below it are the loop's own.
     depth: usize,
     /// Variables assigned anywhere in the body.
@@ -25,7 +25,7 @@ pub(in crate::resolve) struct Loop {
 
 /// The loops around the current point of the current function, innermost last.
 #[derive(Debug, Default)]
-pub(in crate::resolve) struct State {
+pub(in crate::rust::resolve) struct State {
     loops: Vec<Loop>,
 }
 

@@ -1,0 +1,162 @@
+//! Source files as every layer sees them: which language a file is in, what role it plays in
+//! its program, its text (decoded, with byte offsets turned into lines and columns as rustc
+//! and ruff count them), the limits a file is linted within, and what could not be read.
+
+use std::ops::Range;
+
+/// The language of the file a finding is in, for the wording of its help: the hazards are the
+/// same, the fixes are written in each language's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Rust,
+    Python,
+}
+
+impl Language {
+    /// `rust` or `python` for Rust and Python.
+    pub fn pick(self, rust: &'static str, python: &'static str) -> &'static str {
+        match self {
+            Language::Rust => rust,
+            Language::Python => python,
+        }
+    }
+}
+
+/// How a file takes part in its target, which decides where entry points are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// Library code: only `#[test]`, `#[cfg(test)]`, thread closures and configured functions
+    /// are entry points.
+    Library,
+    /// The root file of a bin or example target: `main` and the other functions of the file are
+    /// the program's start-up code, so they are entry points too.
+    BinaryRoot,
+    /// Another file of a bin or example target: library-like, but its code has no callers
+    /// outside the program.
+    BinaryModule,
+    /// A file of a test or bench target, or a build script: all of it is an entry point.
+    EntryFile,
+}
+
+/// Index of a Rust crate in the workspace model (`rust::model::Model::crates`).
+pub type CrateId = usize;
+
+/// Stack of each linting thread. rustc grows its stack for deep code for the same reason:
+/// `syn` and the walker recurse once per level of nesting. Each front end checks that a file's
+/// nesting fits in [`NESTING_BUDGET`] of it before it parses the file.
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// Stack a file's syntax tree may take while it is parsed, walked and dropped. Worker threads
+/// have [`STACK_SIZE`], well above it.
+pub const NESTING_BUDGET: usize = 192 << 20;
+
+/// Line starts of a source text, to turn byte offsets into 1-based lines and columns.
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+pub const BOM: &str = "\u{feff}";
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        // A byte order mark is not part of the first line: columns count from after it.
+        let first = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let starts = std::iter::once(first)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
+        LineIndex { starts }
+    }
+
+    /// The 0-based line holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&start| start <= offset)
+            .saturating_sub(1)
+    }
+
+    /// Where line `line` (0-based) starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts
+            .get(line)
+            .copied()
+            .unwrap_or_else(|| *self.starts.last().unwrap_or(&0))
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// 1-based line and 1-based column in characters, as rustc reports them.
+    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let line = self.line_of(offset);
+        let start = self.line_start(line);
+        let column = text
+            .get(start..offset.min(text.len()))
+            .map_or(0, |s| s.chars().count());
+        (line + 1, column + 1)
+    }
+
+    /// The text of 0-based line `line`, without its line break.
+    pub fn line_text<'t>(&self, text: &'t str, line: usize) -> &'t str {
+        let start = self.line_start(line).min(text.len());
+        let end = self.starts.get(line + 1).copied().unwrap_or(text.len());
+        text[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// Why a file was not parsed, or not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unparsed {
+    /// Where the problem is.
+    pub span: Range<usize>,
+    pub message: String,
+    pub label: String,
+    pub help: String,
+}
+
+/// The file's text when it is valid UTF-8; otherwise where the first invalid byte is, as
+/// rustc rejects such a file.
+pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Unparsed)> {
+    String::from_utf8(bytes).map_err(|err| {
+        let at = err.utf8_error().valid_up_to();
+        let bad = err.utf8_error().error_len().unwrap_or(1);
+        let shown = String::from_utf8_lossy(err.as_bytes()).into_owned();
+        let byte = err.as_bytes()[at];
+        // In the lossy text, the bad bytes became one U+FFFD, three bytes long.
+        let unparsed = Unparsed {
+            span: at..at + '\u{fffd}'.len_utf8(),
+            message: "file is not valid UTF-8".to_owned(),
+            label: format!("invalid byte 0x{byte:02x} here ({bad} byte(s) not UTF-8)"),
+            help: "rustc rejects the file; save it as UTF-8. It was not linted".to_owned(),
+        };
+        (shown, unparsed)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_characters() {
+        let text = "fn a() {}\n  let é = 1;\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 0), (1, 1));
+        let at = text.find('=').unwrap();
+        assert_eq!(index.position(text, at), (2, 9));
+        assert_eq!(index.line_text(text, 1), "  let é = 1;");
+        assert_eq!(index.line_count(), 3);
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_at_the_first_bad_byte() {
+        let (shown, unparsed) = decode(b"fn f() {}\n// caf\xe9\n".to_vec()).unwrap_err();
+        assert_eq!(unparsed.span.start, 16);
+        assert!(
+            shown.is_char_boundary(unparsed.span.start)
+                && shown.is_char_boundary(unparsed.span.end)
+        );
+        assert!(unparsed.label.contains("0xe9"), "{}", unparsed.label);
+    }
+}
