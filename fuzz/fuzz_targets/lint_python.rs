@@ -9,7 +9,7 @@
 use std::sync::LazyLock;
 
 use cargo_placement::api::Api;
-use cargo_placement::python;
+use cargo_placement::project::python_files;
 use cargo_placement::python::{Project, PyContext};
 use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
@@ -32,12 +32,12 @@ fuzz_target!(|data: &[u8]| {
             project: &empty,
             folder: String::new(),
         };
-        let first = python::first_pass(text, &cx);
+        let first = python_files::first_pass(text, &cx);
         let project = Project::new([(String::new(), cx.module.clone(), first.summary)]);
         cx.project = &project;
-        let findings = python::lint(text, &cx);
+        let findings = python_files::lint(text, &cx);
         // The first pass's findings stand only where the second check finds the same.
-        if let Some(settled) = project.confirm(first.provisional) {
+        if let Some(settled) = first.provisional.confirm(&project) {
             assert_eq!(settled, findings);
         }
         for finding in findings {

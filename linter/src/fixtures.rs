@@ -40,12 +40,12 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         };
         // Two passes, as a run makes: the file's own device choosers are known in the second,
         // and the first pass's findings stand only where a second check would find the same.
-        let first = crate::python::first_pass(&text, &cx);
+        let first = crate::project::python_files::first_pass(&text, &cx);
         let project =
             crate::python::Project::new([(String::new(), cx.module.clone(), first.summary)]);
         cx.project = &project;
-        let checked = crate::python::lint(&text, &cx);
-        if let Some(settled) = project.confirm(first.provisional) {
+        let checked = crate::project::python_files::lint(&text, &cx);
+        if let Some(settled) = first.provisional.confirm(&project) {
             assert_eq!(
                 settled,
                 checked,

@@ -14,9 +14,9 @@ use cargo_placement::api::Api;
 use cargo_placement::diagnostic::Level;
 use cargo_placement::discover::CrateContext;
 use cargo_placement::discover::FileUnit;
+use cargo_placement::project::python_files;
 use cargo_placement::project::suppress::Suppressions;
 use cargo_placement::project::{Diagnostic, LintedFile, lint_text, locate};
-use cargo_placement::python;
 use cargo_placement::python::PyContext;
 use cargo_placement::report::human;
 use cargo_placement::report::human::Style;
@@ -192,7 +192,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
                 project: &Default::default(),
                 folder: String::new(),
             };
-            return python::lint(text, &cx);
+            return python_files::lint(text, &cx);
         }
         // The summary of the workspace model reads the text too.
         let model = Model::single_file(text, "fuzzed", &krate);

@@ -5,6 +5,7 @@
 //! ([`suppress`]) are applied last, and keys each finding for baselines ([`locate`]).
 
 pub mod locate;
+pub mod python_files;
 pub mod suppress;
 
 use std::cell::RefCell;
@@ -422,7 +423,7 @@ struct Run {
 
 impl Run {
     fn new(project: Project) -> Run {
-        let (python, settled) = python_project(&project.session);
+        let (python, settled) = python_files::first_pass_over(&project.session);
         Run {
             session: project.session,
             model: project.model,
@@ -436,42 +437,6 @@ impl Run {
 pub fn lint(project: Project, on_file: &(dyn Fn() + Sync)) -> Outcome {
     let units = project.session.files.clone();
     lint_units(Run::new(project), units, &lint_unit, on_file)
-}
-
-/// The first pass over the Python files: what each tells the others (its device choosers,
-/// what its imports bind), and the findings of the files whose check the others do not change.
-/// A file that cannot be read here is reported by the second pass.
-fn python_project(session: &Session) -> (python::Project, HashMap<PathBuf, Vec<Finding>>) {
-    let empty = python::Project::default();
-    let (summaries, provisional): (Vec<_>, Vec<_>) = session
-        .files
-        .par_iter()
-        .filter(|unit| unit.language == Language::Python)
-        .filter_map(|unit| {
-            let config = session.config(unit);
-            let len = std::fs::metadata(&unit.path).ok()?.len();
-            if len > config.max_file_size.0 {
-                return None;
-            }
-            let text = source::decode(std::fs::read(&unit.path).ok()?).ok()?;
-            let cx = python_context(unit, config, &empty);
-            let pass = linting(|| python::first_pass(&text, &cx)).ok()?;
-            let python::FirstPass {
-                summary,
-                provisional,
-            } = pass;
-            Some((
-                (cx.folder, cx.module, summary),
-                (unit.path.clone(), provisional),
-            ))
-        })
-        .unzip();
-    let project = python::Project::new(summaries);
-    let settled = provisional
-        .into_iter()
-        .filter_map(|(path, provisional)| Some((path, project.confirm(provisional)?)))
-        .collect();
-    (project, settled)
 }
 
 /// What the Rust walk needs of a file, its crate and its configuration; `calls_to` as
@@ -494,28 +459,6 @@ fn rust_context<'a>(
         module: unit.module.clone(),
         entry_points: &config.entry_points,
         calls_to,
-    }
-}
-
-/// What the Python checker needs of a file and its configuration.
-fn python_context<'a>(
-    unit: &FileUnit,
-    config: &'a Config,
-    project: &'a python::Project,
-) -> python::PyContext<'a> {
-    let dir = unit.path.parent();
-    python::PyContext {
-        api: &config.python_api,
-        role: unit.role,
-        in_package: dir.is_some_and(|dir| dir.join("__init__.py").is_file()),
-        module: unit.module.join("."),
-        entry_points: &config.entry_points,
-        is_init: unit
-            .path
-            .file_name()
-            .is_some_and(|name| name == "__init__.py"),
-        project,
-        folder: dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
     }
 }
 
@@ -737,7 +680,9 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
         Ok(text) if unit.language == Language::Python => {
             let findings = match run.settled.get(&unit.path) {
                 Some(findings) => findings.clone(),
-                None => python::lint(&text, &python_context(&unit, config, &run.python)),
+                None => {
+                    python_files::lint(&text, &python_files::context(&unit, config, &run.python))
+                }
             };
             (text, findings)
         }

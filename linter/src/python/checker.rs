@@ -102,7 +102,7 @@ pub struct Summary {
 /// before the project is known, answers each question as a project of no files does (no
 /// chooser, no name, no program); its findings stand unless the project answers one otherwise.
 #[derive(Debug, Default)]
-pub(super) struct Asked {
+pub struct Asked {
     /// Whether this module outside packages is only programs' (`folder`, `module`).
     pub(super) programs: Option<(String, String)>,
     /// Names looked up in glob-imported modules (`module`, `name`).

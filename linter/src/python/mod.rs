@@ -23,12 +23,9 @@ use std::collections::{HashMap, HashSet};
 use ruff_python_ast::ModModule;
 use ruff_python_parser::ParseErrorType;
 
+use crate::analysis::Event;
 use crate::api::Api;
-use crate::diagnostic::Finding;
-use crate::rules;
-use crate::source::FileRole;
-use crate::source::Language;
-use crate::source::Unparsed;
+use crate::source::{FileRole, NESTING_BUDGET, STACK_SIZE, Unparsed};
 
 /// Everything the check of one Python file needs.
 #[derive(Debug)]
@@ -155,81 +152,61 @@ impl Project {
         false
     }
 
-    /// The first pass's findings of a file, when they stand: the project answers everything
-    /// the file asked of it as a project of no files does. Otherwise the file is checked again
-    /// with [`lint`].
-    pub fn confirm(&self, provisional: Provisional) -> Option<Vec<Finding>> {
-        let Provisional { findings, asked } = provisional;
-        let stands = asked
+    /// Whether the project answers everything a file asked of it (`asked`) as a project of no
+    /// files does: then the file's first check stands, and it is not checked again.
+    pub fn answers_as_none(&self, asked: &Asked) -> bool {
+        asked
             .programs
-            .is_none_or(|(folder, module)| !self.only_programs_import(&folder, &module))
+            .as_ref()
+            .is_none_or(|(folder, module)| !self.only_programs_import(folder, module))
             && asked
                 .imported
                 .iter()
                 .all(|(module, name)| self.imported(module, name).is_none())
-            && asked.chooses.iter().all(|path| !self.chooses(path));
-        stands.then_some(findings)
+            && asked.chooses.iter().all(|path| !self.chooses(path))
     }
 }
 
-pub use checker::Summary;
+pub use checker::{Asked, Summary};
 
-/// One file's first pass over the project's files, checked as if it were the only file.
+/// One Python file checked: its events, or why it could not be; what the other files need of
+/// it (its device choosers and its top-level imports); and what it asked of them.
 #[derive(Debug)]
-pub struct FirstPass {
-    /// What the other files need of it: its device choosers and its top-level imports.
+pub struct Checked<'a> {
+    pub events: Result<Vec<Event<'a>>, Unparsed>,
     pub summary: Summary,
-    /// Its findings, final unless the project changes them ([`Project::confirm`]).
-    pub provisional: Provisional,
+    pub asked: Asked,
 }
 
-/// A file's findings from the first pass, and what it asked of the project to reach them.
-#[derive(Debug)]
-pub struct Provisional {
-    findings: Vec<Finding>,
-    asked: checker::Asked,
-}
-
-/// The first pass over one file, with no other file known (`cx.project` is empty): the file is
-/// checked once, and most files are not checked again (see [`Project::confirm`]).
-pub fn first_pass(text: &str, cx: &PyContext<'_>) -> FirstPass {
-    let (findings, summary, asked) = check(text, cx);
-    FirstPass {
-        summary,
-        provisional: Provisional { findings, asked },
-    }
-}
-
-/// The findings of one Python file.
-pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
-    check(text, cx).0
-}
-
-/// Checks one file: its findings, what the other files need of it, and what it asked of them.
-/// Runs on a stack big enough for [`crate::source::NESTING_BUDGET`], growing the caller's when
-/// it is smaller; a file nested deeper is one `parse_error` finding.
-fn check(text: &str, cx: &PyContext<'_>) -> (Vec<Finding>, Summary, checker::Asked) {
+/// Checks one file with what `cx.project` knows of the others. Runs on a stack big enough for
+/// [`NESTING_BUDGET`], growing the caller's when it is smaller; a file nested deeper, or with a
+/// syntax error, has no events but what could not be parsed.
+pub fn check<'a>(text: &str, cx: &PyContext<'a>) -> Checked<'a> {
     with_module(text, |module| match module {
         Ok(module) => {
             let (events, summary, asked) = checker::check(module, text, cx);
-            (rules::check(&events, Language::Python), summary, asked)
+            Checked {
+                events: Ok(events),
+                summary,
+                asked,
+            }
         }
-        Err(unparsed) => (
-            vec![rules::unlinted(unparsed)],
-            Summary::default(),
-            checker::Asked::default(),
-        ),
+        Err(unparsed) => Checked {
+            events: Err(unparsed),
+            summary: Summary::default(),
+            asked: Asked::default(),
+        },
     })
 }
 
 /// Runs `f` on the syntax tree of `text`, safely for any input: nesting is checked first, and
 /// parsing, `f` and dropping the tree (which recurses as deep as it) run on a stack big enough
-/// for [`crate::source::NESTING_BUDGET`]. A file nested too deep or with a syntax error is
+/// for [`NESTING_BUDGET`]. A file nested too deep or with a syntax error is
 /// given to `f` as what could not be parsed.
 fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>) -> T) -> T {
     stacker::maybe_grow(
-        crate::source::NESTING_BUDGET + (16 << 20),
-        crate::source::STACK_SIZE,
+        NESTING_BUDGET + (16 << 20),
+        STACK_SIZE,
         || match check_nesting(text) {
             Err(unparsed) => f(Err(unparsed)),
             Ok(()) => match ruff_python_parser::parse_module(text) {
@@ -248,7 +225,7 @@ const PER_PREFIX: usize = 12 << 10;
 const PER_TOKEN: usize = 2 << 10;
 
 /// Checks with the lexer alone, before anything recurses into the file, that its deepest syntax
-/// tree fits in [`crate::source::NESTING_BUDGET`]: depth comes from brackets and indented
+/// tree fits in [`NESTING_BUDGET`]: depth comes from brackets and indented
 /// blocks, and from runs of tokens within one statement (`a + b + …`, `not not … x`).
 pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
     use ruff_python_ast::token::TokenKind;
@@ -267,7 +244,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             }
             TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace | TokenKind::Indent => {
                 let path = *base + *run + PER_GROUP;
-                if path > crate::source::NESTING_BUDGET {
+                if path > NESTING_BUDGET {
                     break;
                 }
                 stack.push((path, 0));
@@ -292,7 +269,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             _ => PER_TOKEN,
         };
         *run += weight;
-        if *base + *run > crate::source::NESTING_BUDGET {
+        if *base + *run > NESTING_BUDGET {
             break;
         }
     }
@@ -305,7 +282,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             "the file was not linted: its brackets, blocks or expression chains nest deeper \
              than the {} MiB of stack the linter gives a file; split the expression, or \
              exclude the file if it is generated",
-            crate::source::NESTING_BUDGET >> 20
+            NESTING_BUDGET >> 20
         ),
     })
 }

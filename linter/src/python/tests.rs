@@ -1,6 +1,8 @@
 //! Resolution, entry points and limits of the Python checker, on small modules.
 
 use super::*;
+use crate::diagnostic::Finding;
+use crate::project::python_files::{FirstPass, first_pass, lint};
 use crate::source::FileRole;
 
 /// A file's context with no other files in the project.
@@ -278,7 +280,7 @@ fn the_first_pass_stands_unless_the_project_answers_otherwise() {
         let mut cx = context(&api, FileRole::Library, true, module, &[]);
         cx.project = &project;
         let checked = lint(text, &cx);
-        let stands = project.confirm(provisional);
+        let stands = provisional.confirm(&project);
         if let Some(findings) = &stands {
             assert_eq!(findings, &checked, "{module}");
         }
