@@ -16,7 +16,9 @@
 //! repository's toolchain) and upgraded on purpose. A file with a syntax error is one
 //! `parse_error` finding at the error's range, and the other files are linted.
 
+mod analysis;
 mod checker;
+mod semantic;
 
 use std::collections::{HashMap, HashSet};
 

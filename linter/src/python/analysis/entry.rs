@@ -1,0 +1,209 @@
+//! Where a Python program starts: a main guard and what it calls or hands on, the functions
+//! handed to process and thread launchers (`torch.multiprocessing.spawn`, `Process(target=)`),
+//! scripts that do work at their top level, and configured entry points.
+
+use std::collections::{HashMap, HashSet};
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::api::{Api, Entry, Role};
+use crate::python::PyContext;
+use crate::python::semantic::*;
+
+/// Whether a module's top level does work when it runs (calls something, loops, binds what
+/// one of its own functions returns), as a script without a main guard does, rather than only
+/// defining names.
+pub(crate) fn does_work(body: &[Stmt]) -> bool {
+    let defined: HashSet<&str> = body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::FunctionDef(def) => Some(def.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let runs_own = |value: &Expr| {
+        matches!(value, Expr::Call(call)
+            if matches!(&*call.func, Expr::Name(f) if defined.contains(f.id.as_str())))
+    };
+    body.iter().any(|stmt| match stmt {
+        Stmt::Expr(expr) => !matches!(&*expr.value, Expr::StringLiteral(_)),
+        // `model, tokenizer = load()`, with `load` defined above.
+        Stmt::Assign(assign) => runs_own(&assign.value),
+        Stmt::AnnAssign(assign) => assign.value.as_deref().is_some_and(runs_own),
+        Stmt::For(_) | Stmt::While(_) | Stmt::With(_) => true,
+        Stmt::If(s) => {
+            !is_main_guard(&s.test)
+                && (does_work(&s.body) || s.elif_else_clauses.iter().any(|c| does_work(&c.body)))
+        }
+        Stmt::Try(s) => does_work(&s.body),
+        _ => false,
+    })
+}
+
+pub(crate) fn is_main_guard(test: &Expr) -> bool {
+    let Expr::Compare(compare) = test else {
+        return false;
+    };
+    let [ast::CmpOp::Eq] = &*compare.ops else {
+        return false;
+    };
+    let [right] = &*compare.comparators else {
+        return false;
+    };
+    let is = |e: &Expr, f: &dyn Fn(&Expr) -> bool| f(e);
+    let name = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "__name__");
+    let main = |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == "__main__");
+    (is(&compare.left, &name) && is(right, &main)) || (is(&compare.left, &main) && is(right, &name))
+}
+
+/// Where the program starts in this module: the main guard, the module's functions it calls
+/// (and theirs), the targets handed to process and thread launchers, configured functions.
+#[derive(Debug, Default)]
+pub(crate) struct EntryPoints {
+    pub(crate) main_guard: bool,
+    pub(crate) functions: HashSet<String>,
+}
+
+impl EntryPoints {
+    pub(crate) fn find(body: &[Stmt], scope: &Scope, cx: &PyContext<'_>) -> EntryPoints {
+        let defs: HashMap<&str, &ast::StmtFunctionDef> = body
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::FunctionDef(def) => Some((def.name.as_str(), def)),
+                _ => None,
+            })
+            .collect();
+        let mut found = EntryPoints::default();
+        let mut pending: Vec<String> = Vec::new();
+        for stmt in body {
+            if let Stmt::If(guard) = stmt
+                && is_main_guard(&guard.test)
+            {
+                found.main_guard = true;
+                // What it calls, and what it hands on (`fire.Fire(main)`) or calls a method of
+                // (`benchmark.run(...)` of a decorated benchmark).
+                pending.extend(named(&guard.body));
+            }
+        }
+        // Every import of the file, wherever it is, for the launchers' paths.
+        let mut imports = scope.imports.clone();
+        for def in defs.values() {
+            imports.extend(Scope::of(&def.body, None, &package_of(cx)).imports);
+        }
+        pending.extend(launched(body, &imports, cx.api));
+        pending.extend(
+            defs.keys()
+                .filter(|name| {
+                    let full = format!("{}.{name}", cx.module);
+                    cx.entry_points.iter().any(|entry| entry == &full)
+                })
+                .map(|name| name.to_string()),
+        );
+        while let Some(name) = pending.pop() {
+            if let Some(def) = defs.get(name.as_str())
+                && found.functions.insert(name)
+            {
+                pending.extend(called_names(&def.body));
+            }
+        }
+        found
+    }
+}
+
+/// The plain names a body calls (`main()`, `train(args)`), nested functions included.
+pub(crate) fn called_names(body: &[Stmt]) -> Vec<String> {
+    struct Calls(Vec<String>);
+    impl<'a> Visitor<'a> for Calls {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Name(name) = &*call.func
+            {
+                self.0.push(name.id.to_string());
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut calls = Calls(Vec::new());
+    visitor::walk_body(&mut calls, body);
+    calls.0
+}
+
+/// The names a body reads.
+pub(crate) fn named(body: &[Stmt]) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> Visitor<'a> for Names {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(name) = expr {
+                self.0.push(name.id.to_string());
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut names = Names(Vec::new());
+    visitor::walk_body(&mut names, body);
+    names.0
+}
+
+/// The functions handed, by name, to a process or thread launcher anywhere in the module.
+pub(crate) fn launched(body: &[Stmt], imports: &HashMap<String, String>, api: &Api) -> Vec<String> {
+    struct Launches<'i> {
+        imports: &'i HashMap<String, String>,
+        api: &'i Api,
+        targets: Vec<String>,
+    }
+    impl<'a> Visitor<'a> for Launches<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let launcher = |call: &ast::ExprCall| -> Option<Option<usize>> {
+                let path = dotted(&call.func).and_then(|d| {
+                    let (first, rest) = d.split_once('.').unwrap_or((&d, ""));
+                    let base = self.imports.get(first)?;
+                    Some(if rest.is_empty() {
+                        base.clone()
+                    } else {
+                        format!("{base}.{rest}")
+                    })
+                });
+                if let Some(Entry {
+                    role: Role::SpawnThread { closure },
+                    ..
+                }) = path.and_then(|path| self.api.item(&path.replace('.', "::")))
+                {
+                    return Some(Some(*closure));
+                }
+                // A launcher reached through an attribute (`self._mp_ctx.Process(target=...)`,
+                // a multiprocessing context): known by its name and its `target=`.
+                let name = match &*call.func {
+                    Expr::Attribute(attribute) => attribute.attr.as_str(),
+                    _ => return None,
+                };
+                (matches!(name, "Process" | "Thread")
+                    && call.arguments.find_keyword("target").is_some())
+                .then_some(None)
+            };
+            if let Expr::Call(call) = expr
+                && let Some(closure) = launcher(call)
+            {
+                let target = call
+                    .arguments
+                    .find_keyword("target")
+                    .or_else(|| call.arguments.find_keyword("fn"))
+                    .map(|keyword| &keyword.value)
+                    .or_else(|| {
+                        closure.and_then(|closure| call.arguments.find_positional(closure))
+                    });
+                if let Some(Expr::Name(name)) = target {
+                    self.targets.push(name.id.to_string());
+                }
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut launches = Launches {
+        imports,
+        api,
+        targets: Vec::new(),
+    };
+    visitor::walk_body(&mut launches, body);
+    launches.targets
+}

@@ -1,0 +1,147 @@
+//! `silent_cpu_fallback` in Python: a device chosen by an availability check
+//! (`"cuda" if torch.cuda.is_available() else "cpu"`, or an `if` chain that binds it) that
+//! nothing reports, so a job that lost its GPU runs on the CPU without a word.
+
+use std::ops::Range;
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{Expr, Stmt};
+
+use crate::analysis::Event;
+use crate::python::analysis::loops::*;
+use crate::python::checker::*;
+use crate::python::semantic::*;
+
+/// Checks that pick a device and may quietly answer "no GPU".
+pub(crate) const AVAILABILITY: &[&str] =
+    &["torch.cuda.is_available", "torch.backends.mps.is_available"];
+
+/// Calls that report a value to a person: passing the chosen device to one looks at it.
+pub(crate) const REPORTING: &[&str] = &[
+    "print",
+    "info",
+    "debug",
+    "warning",
+    "warn",
+    "error",
+    "log",
+    "echo",
+    "write",
+    "format",
+    "str",
+    "repr",
+    "exception",
+    "critical",
+];
+
+/// Whether a body reports something to a person (a print, a log, a warning), not looking into
+/// nested functions.
+pub(crate) fn reports(body: &[Stmt]) -> bool {
+    struct Reports(bool);
+    impl<'a> Visitor<'a> for Reports {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                let callee = last_name(&call.func);
+                // A person reads these; `str` or `format` alone reports nothing.
+                self.0 |= REPORTING.contains(&callee)
+                    && !matches!(callee, "str" | "repr" | "format" | "write");
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut found = Reports(false);
+    visitor::walk_body(&mut found, body);
+    found.0
+}
+
+impl<'a> Checker<'a, '_> {
+    /// `"cuda" if torch.cuda.is_available() else "cpu"`: the availability check, when this is
+    /// one.
+    pub(crate) fn fallback(&self, expr: &Expr) -> Option<(String, Range<usize>)> {
+        let expr = match expr {
+            Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {
+                call.arguments.find_positional(0)?
+            }
+            other => other,
+        };
+        let Expr::If(choice) = expr else {
+            return None;
+        };
+        let check = self.availability_check(&choice.test)?;
+        let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
+        // `map_location="cpu" if not torch.cuda.is_available() else None` only lets a
+        // checkpoint load without a GPU: no GPU is chosen.
+        let none = |e: &Expr| e.is_none_literal_expr();
+        let chooses = (cpu(&choice.body) && !none(&choice.orelse))
+            || (cpu(&choice.orelse) && !none(&choice.body));
+        chooses.then_some(check)
+    }
+
+    /// The availability check in a condition, shown, and where it is. It may be one of several
+    /// conditions (`use_gpu and torch.cuda.is_available()`), or negated (`"cpu" if not
+    /// torch.cuda.is_available() else "cuda"`).
+    pub(crate) fn availability_check(&self, test: &Expr) -> Option<(String, Range<usize>)> {
+        let tests: Vec<&Expr> = match test {
+            Expr::BoolOp(conditions) => conditions.values.iter().collect(),
+            test => vec![test],
+        };
+        tests.into_iter().find_map(|test| match peel_not(test) {
+            Expr::Call(call)
+                if self
+                    .resolve(&call.func)
+                    .is_some_and(|path| AVAILABILITY.contains(&path.as_str())) =>
+            {
+                Some((
+                    format!("{}()", self.source(&range(&*call.func))),
+                    range(call),
+                ))
+            }
+            _ => None,
+        })
+    }
+
+    /// A device bound to `name` in a branch an availability check chose
+    /// (`if torch.cuda.is_available(): device = "cuda"`): a fallback, as the conditional
+    /// expression is.
+    pub(crate) fn branch_fallback(&mut self, name: &str, value: &Expr) {
+        let Some((shown, span)) = self.checked_branch.clone() else {
+            return;
+        };
+        let known = self
+            .flow
+            .fallbacks
+            .iter()
+            .any(|(held, _, at)| held == name && *at == span);
+        // A device string or a `torch.device(...)`, not a number or a name.
+        let device = match value {
+            Expr::Call(call) => self.resolve(&call.func).as_deref() == Some("torch.device"),
+            other => string(other).is_some(),
+        } && self.device_of(value).is_some();
+        if !known && device && self.fallback(value).is_none() {
+            self.flow.fallbacks.push((name.to_owned(), shown, span));
+        }
+    }
+
+    /// Ends a function's flow: each fallback nothing looked at is a finding.
+    pub(crate) fn finish_flow(&mut self, body: &[Stmt]) {
+        let fallbacks = std::mem::take(&mut self.flow.fallbacks);
+        for (name, shown, span) in fallbacks {
+            // An attribute (`self.device`) is read by other functions: only a plain name that
+            // nothing reads chose nothing.
+            let report = match fate(body, &name, span.end) {
+                Fate::LookedAt => false,
+                Fate::Unused => name.contains('.'),
+                Fate::Unchecked => true,
+            };
+            if report {
+                self.events.push(Event::SilentFallback { shown, span });
+            }
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! Device flow in Python: device strings and `torch.device(...)` values bound to names,
+//! attributes and defaults, reported where they reach a device position (and not where they
+//! are a device type); the devices tensors are known to be on, and ops whose operands differ.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use ruff_python_ast::visitor::Visitor;
+use ruff_python_ast::{self as ast, Expr};
+
+use crate::analysis::device_string::{self, Named};
+use crate::analysis::{ApiUse, Event, Fact, How};
+use crate::api::Entry;
+use crate::python::checker::*;
+use crate::python::semantic::*;
+
+/// What one function (or the module's top level) has shown so far.
+#[derive(Debug, Default)]
+pub(crate) struct Flow {
+    /// The first use of a GPU, for `CUDA_VISIBLE_DEVICES` set after it.
+    pub(crate) first_device_use: Option<Range<usize>>,
+    /// Tensors and devices whose device is known: name → device.
+    pub(crate) facts: HashMap<String, Fact>,
+    /// Names bound to a device chosen by an availability check, with that check.
+    pub(crate) fallbacks: Vec<(String, String, Range<usize>)>,
+    /// Names bound to a device string whose meaning depends on its use (`device = "cuda"` is a
+    /// device in `.to(device)`, a device type in `getattr(torch, device)`).
+    pub(crate) pending: HashMap<String, Pending>,
+    /// Names bound to a string literal, for `getattr(torch, name)`.
+    pub(crate) strings: HashMap<String, String>,
+    /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
+    pub(crate) aliases: HashMap<String, String>,
+}
+
+/// A device string bound to a name, reported where it first reaches a device position.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub(crate) choice: Choice,
+    pub(crate) shown: String,
+    pub(crate) span: Range<usize>,
+    pub(crate) in_entry: bool,
+    pub(crate) reported: bool,
+    /// The current device asked for (`torch.cuda.current_device()`), not a string that may be
+    /// a device type: passed to any call but a query or a report, it is used as a device.
+    pub(crate) asked: bool,
+}
+
+/// What a device string chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Choice {
+    /// `"cuda"`: whatever device is current when it is used.
+    Current,
+    /// `"cuda:N"`.
+    Ordinal(u64),
+}
+
+impl<'a> Checker<'a, '_> {
+    /// Whether `value` is a call asking for the current device (`torch.cuda.current_device()`)
+    /// with nothing to walk in it.
+    pub(crate) fn asks_current(&self, value: &Expr) -> bool {
+        matches!(value, Expr::Call(call)
+        if call.arguments.is_empty()
+            && self.resolve(&call.func).is_some_and(|path| {
+                self.item(&path).is_some()
+                    && (path.ends_with(".current_device")
+                        || path.ends_with(".current_device_index"))
+            }))
+    }
+
+    /// Whether a call only reads facts of a device (`torch.cuda.get_device_properties(...)`).
+    pub(crate) fn is_query(&self, call: &ast::ExprCall) -> bool {
+        self.resolve(&call.func).is_some_and(|path| {
+            path.strip_prefix("torch.cuda.")
+                .is_some_and(|name| QUERIES.contains(&name))
+        })
+    }
+
+    pub(crate) fn device_use(&mut self, span: Range<usize>) {
+        self.flow.first_device_use.get_or_insert(span);
+    }
+
+    pub(crate) fn api_event(
+        &mut self,
+        entry: &'a Entry,
+        path: &str,
+        span: Range<usize>,
+        as_value: bool,
+    ) {
+        let shown = self.source(&span).to_owned();
+        self.events.push(Event::Api {
+            use_: ApiUse {
+                entry,
+                path: path.replace('.', "::"),
+                shown,
+                span,
+                as_value,
+                literal_ordinal: None,
+                after_bind: false,
+                helper: None,
+                chooser: None,
+            },
+            in_entry_point: self.in_entry,
+            in_program: self.program,
+        });
+    }
+
+    /// Reports a device chosen by a string or an ordinal, from where it was written.
+    pub(crate) fn chosen(
+        &mut self,
+        choice: Choice,
+        shown: String,
+        span: Range<usize>,
+        in_entry: bool,
+    ) {
+        self.device_use(span.clone());
+        if choice == Choice::Current && self.scoped > 0 {
+            return;
+        }
+        let event = match choice {
+            Choice::Current => Event::CurrentDevice {
+                shown,
+                span,
+                in_entry_point: in_entry,
+                in_program: self.program,
+            },
+            Choice::Ordinal(ordinal) => Event::DeviceString {
+                ordinal: u128::from(ordinal),
+                shown,
+                span,
+                in_entry_point: in_entry,
+                chooser: None,
+            },
+        };
+        self.events.push(event);
+    }
+
+    /// The device string a literal, or a conditional with one in a branch
+    /// (`"cuda" if torch.cuda.is_available() else "cpu"`), or a `getattr` default, chooses.
+    pub(crate) fn device_literal(&self, value: &Expr) -> Option<(Choice, String, Range<usize>)> {
+        if let Some(text) = string(value) {
+            let choice = match text {
+                "cuda" => Choice::Current,
+                _ => match device_string::parse(text)? {
+                    Named::Cuda(ordinal) => Choice::Ordinal(u64::from(ordinal)),
+                    Named::Cpu => return None,
+                },
+            };
+            return Some((choice, format!("\"{text}\""), range(value)));
+        }
+        match value {
+            Expr::If(choice) => self
+                .device_literal(&choice.body)
+                .or_else(|| self.device_literal(&choice.orelse)),
+            // `torch.device("cuda")`, `torch.device("cuda", 1)`, `torch.device("cuda:1")`.
+            Expr::Call(call) if self.built_device(value) => {
+                let kind = call.arguments.find_argument_value("type", 0)?;
+                match call.arguments.find_argument_value("index", 1) {
+                    Some(index) if string(kind) == Some("cuda") => {
+                        let shown = self.source(&range(value)).split_whitespace().collect();
+                        Some((Choice::Ordinal(integer(index)?), shown, range(index)))
+                    }
+                    Some(_) => None,
+                    None => self.device_literal(kind),
+                }
+            }
+            // A device type without an index, like `"cuda"`; or a function of the project that
+            // returns a device it chose.
+            Expr::Call(call)
+                if self
+                    .resolve(&call.func)
+                    .or_else(|| self.own_method(&call.func))
+                    .is_some_and(|path| {
+                        CURRENT_DEVICE_VALUES.contains(&path.as_str())
+                            || (self.chooses(&path) && self.lets_choose(call))
+                    }) =>
+            {
+                Some((
+                    Choice::Current,
+                    self.source(&range(value)).to_owned(),
+                    range(value),
+                ))
+            }
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
+                    && call.arguments.args.len() == 3 =>
+            {
+                self.device_literal(&call.arguments.args[2])
+            }
+            // `kwargs.get("device", "cuda")`, `options.pop("onload_device", "cuda")`.
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Attribute(method)
+                    if matches!(method.attr.as_str(), "get" | "pop" | "setdefault"))
+                    && call.arguments.args.len() == 2
+                    && string(&call.arguments.args[0]).is_some_and(says_device) =>
+            {
+                self.device_literal(&call.arguments.args[1])
+            }
+            // `self.device or "cuda"`: the caller's device, or one chosen here.
+            Expr::BoolOp(choice) if choice.op == ast::BoolOp::Or => choice.values[1..]
+                .iter()
+                .find_map(|value| self.device_literal(value)),
+            _ => None,
+        }
+    }
+
+    /// Whether `value` is a `torch.device(...)` of a literal device, or a conditional with one
+    /// in a branch (`torch.device("cpu") if on_cpu else torch.device("cuda")`).
+    pub(crate) fn built_device(&self, value: &Expr) -> bool {
+        match value {
+            // Also of a name holding a device string (`torch.device(self.device)`).
+            Expr::Call(call) => {
+                self.resolve(&call.func).as_deref() == Some("torch.device")
+                    && call
+                        .arguments
+                        .find_argument_value("type", 0)
+                        .is_some_and(|kind| {
+                            string(kind).is_some()
+                                || matches!(kind, Expr::If(_))
+                                || self.pending_of(kind).is_some()
+                        })
+            }
+            Expr::If(choice) => {
+                self.built_device(&choice.body) || self.built_device(&choice.orelse)
+            }
+            _ => false,
+        }
+    }
+
+    /// The device string a name holds until it reaches a device position, also a name inside
+    /// an f-string (`f"cuda:{index}"` with `index = torch.cuda.current_device()`).
+    pub(crate) fn pending_of(&self, expr: &Expr) -> Option<&Pending> {
+        let name = dotted(expr).or_else(|| self.pending_name_in(expr))?;
+        self.flow
+            .pending
+            .get(&name)
+            .or_else(|| self.file_pending.get(&name))
+    }
+
+    /// The first name an f-string interpolates that holds a device string.
+    pub(crate) fn pending_name_in(&self, expr: &Expr) -> Option<String> {
+        let Expr::FString(f) = expr else {
+            return None;
+        };
+        f.value.elements().find_map(|element| {
+            let ast::InterpolatedStringElement::Interpolation(field) = element else {
+                return None;
+            };
+            let name = dotted(&field.expression)?;
+            (self.flow.pending.contains_key(&name) || self.file_pending.contains_key(&name))
+                .then_some(name)
+        })
+    }
+
+    /// Walks what a device built to be kept is made of, but not the device itself, which is
+    /// judged where it is used (`torch.device("cuda", torch.cuda.current_device())` still uses
+    /// the current device).
+    pub(crate) fn visit_kept(&mut self, value: &Expr) {
+        match value {
+            Expr::Call(call) if self.built_device(value) => self.visit_arguments(&call.arguments),
+            Expr::If(choice) => {
+                self.visit_expr(&choice.test);
+                self.visit_kept(&choice.body);
+                self.visit_kept(&choice.orelse);
+            }
+            other => self.visit_expr(other),
+        }
+    }
+
+    /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `device_map=`,
+    /// `torch.device(...)`): a device string, a conditional or default holding one, an integer
+    /// ordinal, or a name bound to a device string earlier. What it names, if anything is known.
+    pub(crate) fn device_argument(
+        &mut self,
+        value: &Expr,
+        shown_int: impl FnOnce(u64) -> String,
+    ) -> Option<String> {
+        if let Some((choice, shown, span)) = self.device_literal(value) {
+            // A `torch.device(...)` here, also as the branch of a conditional that chose, is
+            // reported where it is built, as the call is walked.
+            let mut chosen = value;
+            while let Expr::If(choice) = chosen {
+                chosen = match self.device_literal(&choice.body) {
+                    Some(_) => &choice.body,
+                    None => &choice.orelse,
+                };
+            }
+            if !matches!(chosen, Expr::Call(_)) || !self.built_device(chosen) {
+                self.chosen(choice, shown, span, self.in_entry);
+            }
+            return Some(match choice {
+                Choice::Current => "cuda".to_owned(),
+                Choice::Ordinal(ordinal) => format!("cuda:{ordinal}"),
+            });
+        }
+        // A name holding a device string, also inside an f-string (`f"cuda:{index}"`).
+        if let Some(name) = dotted(value).or_else(|| self.pending_name_in(value)) {
+            let pending = match self.flow.pending.get_mut(&name) {
+                Some(pending) => Some(pending),
+                None => self.file_pending.get_mut(&name),
+            };
+            if let Some(pending) = pending.filter(|p| !p.reported) {
+                pending.reported = true;
+                let pending = pending.clone();
+                self.chosen(
+                    pending.choice,
+                    pending.shown,
+                    pending.span,
+                    pending.in_entry,
+                );
+            }
+            return None;
+        }
+        if let Expr::BooleanLiteral(_) = value {
+            return None;
+        }
+        let ordinal = integer(value)?;
+        let span = range(value);
+        self.chosen(
+            Choice::Ordinal(ordinal),
+            shown_int(ordinal),
+            span,
+            self.in_entry,
+        );
+        Some(format!("cuda:{ordinal}"))
+    }
+
+    /// The device a value names or a tensor is on, when the function has made it known.
+    pub(crate) fn device_of(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(name) => self
+                .flow
+                .facts
+                .get(name.id.as_str())
+                .map(|f| f.device.clone()),
+            Expr::StringLiteral(_) | Expr::FString(_) => match string(expr)? {
+                "cuda" => Some("cuda".to_owned()),
+                text => device_string::parse(text).map(|named| named.to_string()),
+            },
+            Expr::NumberLiteral(_) => integer(expr).map(|ordinal| format!("cuda:{ordinal}")),
+            Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {
+                let kind = call.arguments.find_argument_value("type", 0)?;
+                match call.arguments.find_argument_value("index", 1) {
+                    Some(index) => Some(format!("{}:{}", string(kind)?, integer(index)?)),
+                    None => self.device_of(kind),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// What a call tells about where its result is: a factory with or without `device=`, a
+    /// move, `.cpu()`.
+    pub(crate) fn fact_of(&self, value: &Expr) -> Option<Fact> {
+        let Expr::Call(call) = value else {
+            return match value {
+                Expr::Name(name) => self.flow.facts.get(name.id.as_str()).cloned(),
+                _ => None,
+            };
+        };
+        let origin = range(value);
+        if let Some(path) = self.resolve(&call.func) {
+            if path == "torch.device" {
+                return Some(Fact {
+                    device: self.device_of(value)?,
+                    origin,
+                    how: How::Named,
+                });
+            }
+            let factory = path
+                .strip_prefix("torch.")
+                .is_some_and(|name| FACTORIES.contains(&name));
+            if !factory {
+                return None;
+            }
+            let device = match call.arguments.find_keyword("device") {
+                Some(keyword) => self.device_of(&keyword.value)?,
+                None => "cpu".to_owned(),
+            };
+            return Some(Fact {
+                device,
+                origin,
+                how: How::Created,
+            });
+        }
+        let Expr::Attribute(method) = &*call.func else {
+            return None;
+        };
+        let device = match method.attr.as_str() {
+            "cpu" => "cpu".to_owned(),
+            "cuda" => match call.arguments.find_argument_value("device", 0) {
+                None => "cuda".to_owned(),
+                Some(device) => self.device_of(device)?,
+            },
+            "to" => self.device_of(call.arguments.find_argument_value("device", 0)?)?,
+            _ => return None,
+        };
+        Some(Fact {
+            device,
+            origin,
+            how: How::Moved,
+        })
+    }
+
+    /// Whether two known devices are certainly different (`cuda` is some GPU, so only the CPU
+    /// differs from it for sure).
+    pub(crate) fn differ(a: &str, b: &str) -> bool {
+        a != b && (a == "cpu" || b == "cpu" || (a != "cuda" && b != "cuda"))
+    }
+
+    pub(crate) fn combine(&mut self, op: Range<usize>, operands: &[&Expr]) {
+        let facts: Vec<Fact> = operands
+            .iter()
+            .filter_map(|operand| match operand {
+                Expr::Name(name) => self.flow.facts.get(name.id.as_str()).cloned(),
+                _ => None,
+            })
+            .collect();
+        let pair = facts.iter().enumerate().find_map(|(i, lhs)| {
+            facts[i + 1..]
+                .iter()
+                .find(|rhs| Self::differ(&lhs.device, &rhs.device))
+                .map(|rhs| (lhs.clone(), rhs.clone()))
+        });
+        if let Some((lhs, rhs)) = pair {
+            let shown = self.source(&op).to_owned();
+            let shown = if shown.len() > 60 {
+                "this op".to_owned()
+            } else {
+                format!("`{shown}`")
+            };
+            self.events.push(Event::Mismatch {
+                op: shown,
+                span: op,
+                lhs,
+                rhs,
+            });
+        }
+    }
+
+    /// Whether an argument of `.to(...)` is a device rather than a dtype or a tensor.
+    pub(crate) fn is_device(&self, expr: &Expr) -> bool {
+        if string(expr).is_some_and(|s| s == "cuda" || s == "cpu" || s.starts_with("cuda:")) {
+            return true;
+        }
+        if integer(expr).is_some() {
+            return true;
+        }
+        if let Expr::Call(call) = expr {
+            return self.resolve(&call.func).as_deref() == Some("torch.device");
+        }
+        let last = last_name(expr).to_ascii_lowercase();
+        (last.contains("device") || last == "dev") && !last.contains("type")
+    }
+
+    /// A device string bound to a name (an assignment or a parameter's default): a GPU
+    /// with its ordinal (`DEVICE = "cuda:1"`) is reported at once when the name says it is a
+    /// device; otherwise the string is reported where the name reaches a device position
+    /// (`device = "cuda"` then `.to(device)`), since the same string is also a device type
+    /// (`getattr(torch, device)`, `torch.device(device, index)`). `file` keeps it for the
+    /// file's other functions (attributes, module-level names).
+    pub(crate) fn bind_device_string(&mut self, name: &str, value: &Expr, file: bool) {
+        // `self.device = device`, `device = torch.device(device)`: the name holds what the
+        // other held (read before the name's old value goes).
+        let from = match value {
+            Expr::Call(call) if self.built_device(value) => {
+                call.arguments.find_argument_value("type", 0)
+            }
+            other => Some(other),
+        };
+        let held = from.and_then(|from| self.pending_of(from)).cloned();
+        // A new value replaces what the name held, wherever it was kept; an attribute set in
+        // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
+        // may hold either.
+        if !(file && name.contains('.')) || held.is_some() {
+            self.flow.pending.remove(name);
+            self.file_pending.remove(name);
+        }
+        let Some((choice, shown, span)) = self.device_literal(value) else {
+            if let Some(pending) = held {
+                match file {
+                    true => self.file_pending.insert(name.to_owned(), pending),
+                    false => self.flow.pending.insert(name.to_owned(), pending),
+                };
+            }
+            return;
+        };
+        // A GPU with its ordinal is a device whatever its use when it is built as one, or
+        // bound to a name that says so.
+        let named_gpu = (says_device(name) && string(value).is_some()) || self.built_device(value);
+        if named_gpu && matches!(choice, Choice::Ordinal(_)) {
+            self.chosen(choice, shown, span, self.in_entry);
+            return;
+        }
+        self.hold(name, choice, shown, span, false, file);
+    }
+
+    /// Binds `name` to a device chosen at `span`, to be reported where it reaches a device
+    /// position; `file` keeps it for the file's other functions, `asked` marks the current
+    /// device asked for (see [`Pending::asked`]).
+    pub(crate) fn hold(
+        &mut self,
+        name: &str,
+        choice: Choice,
+        shown: String,
+        span: Range<usize>,
+        asked: bool,
+        file: bool,
+    ) {
+        let pending = Pending {
+            choice,
+            shown,
+            span,
+            in_entry: self.in_entry,
+            reported: false,
+            asked,
+        };
+        match file {
+            true => self.file_pending.insert(name.to_owned(), pending),
+            false => self.flow.pending.insert(name.to_owned(), pending),
+        };
+    }
+}

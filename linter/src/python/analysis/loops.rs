@@ -1,0 +1,200 @@
+//! Loop-invariant transfers in Python: `.to(device)` or `.cuda()` of a receiver the loop
+//! does not change, in a `for` or `while` body.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
+
+use crate::analysis::Event;
+use crate::python::analysis::fallback::*;
+use crate::python::checker::*;
+use crate::python::semantic::*;
+
+/// A loop being walked.
+#[derive(Debug)]
+pub(crate) struct Loop {
+    pub(crate) keyword: Range<usize>,
+    /// What the loop assigns, its targets included.
+    pub(crate) assigned: HashSet<String>,
+    /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): their
+    /// transfers cannot be hoisted.
+    pub(crate) moved_twice: HashSet<String>,
+}
+
+/// Receivers of more than one of `.cpu()`, `.cuda(...)` and `.to(...)` in a loop's body.
+pub(crate) fn moved_twice(body: &[Stmt]) -> HashSet<String> {
+    struct Moves(HashMap<String, usize>);
+    impl<'a> Visitor<'a> for Moves {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(method) = &*call.func
+                && matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
+                && let Some(receiver) = dotted(peel(&method.value))
+            {
+                *self.0.entry(receiver).or_default() += 1;
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut moves = Moves(HashMap::new());
+    visitor::walk_body(&mut moves, body);
+    moves
+        .0
+        .into_iter()
+        .filter(|(_, count)| *count > 1)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// What a body does with the device bound to `name` after `after`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// Nothing reads it: no device is used, so nothing can fall back.
+    Unused,
+    /// It is used, and nothing looks at which device it is.
+    Unchecked,
+    /// Something compares it, asserts on it, reports it (`print`, logging, an f-string), or
+    /// reads its `.type`.
+    LookedAt,
+}
+
+pub(crate) fn fate(body: &[Stmt], name: &str, after: usize) -> Fate {
+    struct Looks<'n> {
+        name: &'n str,
+        /// Where the choice was made: what is looked at before it is the caller's value.
+        after: usize,
+        /// Inside something that looks at what it contains.
+        looking: usize,
+        found: bool,
+        used: bool,
+    }
+    impl<'a> Visitor<'a> for Looks<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Assert(_) | Stmt::Raise(_) = stmt {
+                self.looking += 1;
+                visitor::walk_stmt(self, stmt);
+                self.looking -= 1;
+            } else {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let is_name = dotted(expr).as_deref() == Some(self.name)
+                && usize::from(expr.range().start()) >= self.after;
+            self.used |= is_name;
+            if is_name && self.looking > 0 {
+                self.found = true;
+                return;
+            }
+            let looks = match expr {
+                Expr::Compare(_) | Expr::FString(_) => true,
+                // `device.type`, `device.index`.
+                Expr::Attribute(attribute) => {
+                    if matches!(attribute.attr.as_str(), "type" | "index")
+                        && dotted(&attribute.value).as_deref() == Some(self.name)
+                        && usize::from(expr.range().start()) >= self.after
+                    {
+                        self.found = true;
+                        return;
+                    }
+                    false
+                }
+                Expr::Call(call) => REPORTING.contains(&last_name(&call.func)),
+                _ => false,
+            };
+            self.looking += usize::from(looks);
+            visitor::walk_expr(self, expr);
+            self.looking -= usize::from(looks);
+        }
+    }
+    let mut looks = Looks {
+        name,
+        after,
+        looking: 0,
+        found: false,
+        used: false,
+    };
+    visitor::walk_body(&mut looks, body);
+    match (looks.found, looks.used) {
+        (true, _) => Fate::LookedAt,
+        (false, true) => Fate::Unchecked,
+        (false, false) => Fate::Unused,
+    }
+}
+
+impl<'a> Checker<'a, '_> {
+    pub(crate) fn loop_transfer(
+        &mut self,
+        call: &ast::ExprCall,
+        receiver: &Expr,
+        from_dot: Range<usize>,
+    ) {
+        let Some(frame) = self.loops.last() else {
+            return;
+        };
+        let Some(receiver_name) = dotted(receiver) else {
+            return;
+        };
+        let invariant = |expr: &Expr| -> bool {
+            let mut names = Vec::new();
+            collect_names(expr, &mut names);
+            names.iter().all(|name| !frame.assigned.contains(name))
+        };
+        let receiver_root = root(receiver).unwrap_or_default();
+        if frame.assigned.contains(&receiver_name)
+            || frame.assigned.contains(receiver_root)
+            || frame.moved_twice.contains(&receiver_name)
+            || !call.arguments.args.iter().all(&invariant)
+            || !call.arguments.keywords.iter().all(|k| invariant(&k.value))
+        {
+            return;
+        }
+        let keyword = frame.keyword.clone();
+        let shown = self.source(&from_dot).trim_start().to_owned();
+        let span =
+            usize::from(receiver.range().end()) + (from_dot.len() - shown.len())..from_dot.end;
+        self.events.push(Event::LoopTransfer {
+            shown,
+            span,
+            receiver: receiver_name,
+            keyword,
+        });
+    }
+
+    /// A `for` (its `target`) or `while` (its `test`, evaluated in every iteration) loop.
+    pub(crate) fn a_loop<'v>(
+        &mut self,
+        keyword: Range<usize>,
+        target: Option<&Expr>,
+        test: Option<&'v Expr>,
+        body: &'v [Stmt],
+    ) {
+        let mut assigned = assigned_names(body, true);
+        if let Some(target) = target {
+            let mut names = Vec::new();
+            collect_names(target, &mut names);
+            assigned.extend(names);
+        }
+        let moved_twice = moved_twice(body);
+        self.loops.push(Loop {
+            keyword,
+            assigned: assigned.clone(),
+            moved_twice,
+        });
+        if let Some(test) = test {
+            self.visit_expr(test);
+        }
+        for stmt in body {
+            self.visit_stmt(stmt);
+        }
+        self.loops.pop();
+        // What the loop assigned is unknown after it.
+        for name in assigned {
+            self.flow.facts.remove(&name);
+        }
+    }
+}

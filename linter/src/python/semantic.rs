@@ -1,0 +1,464 @@
+//! What a Python module's names mean: the scopes of the module and of each function (what
+//! their imports, definitions and assignments bind), resolution of a name or attribute chain
+//! to a library's dotted path through them, and the small readings of syntax every analysis
+//! shares (a literal string or integer, a dotted name, the names an assignment binds).
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
+
+use crate::api::Entry;
+use crate::python::PyContext;
+use crate::python::checker::*;
+
+/// The package a file's relative imports start from: its own name for a package's
+/// `__init__.py`, its parent's for a module.
+pub(crate) fn package_of(cx: &PyContext<'_>) -> Vec<String> {
+    let mut package: Vec<String> = cx
+        .module
+        .split('.')
+        .filter(|segment| !segment.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if !cx.is_init {
+        package.pop();
+    }
+    package
+}
+
+/// The names a scope binds.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    /// Names bound by imports → the dotted path they name.
+    pub(crate) imports: HashMap<String, String>,
+    /// Names a `def` or `class` binds: they hide imports.
+    pub(crate) definitions: HashSet<String>,
+    /// Names bound otherwise (parameters, assignments, loop targets, relative imports).
+    pub(crate) locals: HashSet<String>,
+    /// Modules whose names a glob import (`from utils import *`) brings.
+    pub(crate) globs: Vec<String>,
+}
+
+impl Scope {
+    /// The bindings of a body, not looking into nested functions and classes; `parameters` are
+    /// a function's.
+    pub(crate) fn of(
+        body: &[Stmt],
+        parameters: Option<&ast::Parameters>,
+        package: &[String],
+    ) -> Scope {
+        let mut scope = Scope::default();
+        if let Some(parameters) = parameters {
+            for parameter in parameters.iter() {
+                scope.locals.insert(parameter.name().to_string());
+            }
+        }
+        scope.collect(body, package);
+        scope
+    }
+
+    pub(crate) fn collect(&mut self, body: &[Stmt], package: &[String]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(import) => {
+                    for alias in &import.names {
+                        let name = alias.name.as_str();
+                        match &alias.asname {
+                            Some(asname) => {
+                                self.imports.insert(asname.to_string(), name.to_owned());
+                            }
+                            None => {
+                                let first = name.split('.').next().unwrap_or(name);
+                                self.imports.insert(first.to_owned(), first.to_owned());
+                            }
+                        }
+                    }
+                }
+                Stmt::ImportFrom(import) => {
+                    // A relative import names the project's own module, from the file's package.
+                    let from = match import.level {
+                        0 => import.module.as_ref().map(|m| m.to_string()),
+                        level => {
+                            let up = level as usize - 1;
+                            (up <= package.len()).then(|| {
+                                let mut parts = package[..package.len() - up].to_vec();
+                                parts.extend(import.module.iter().map(|m| m.to_string()));
+                                parts.join(".")
+                            })
+                        }
+                    };
+                    for alias in &import.names {
+                        if let Some(module) = from.as_ref().filter(|_| alias.name.as_str() == "*") {
+                            self.globs.push(module.clone());
+                            continue;
+                        }
+                        let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
+                        match &from {
+                            Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
+                                let path = format!("{module}.{}", alias.name.as_str());
+                                self.imports.insert(bound, path);
+                            }
+                            // What a glob brings, or a module above the top: unknown.
+                            _ => {
+                                self.locals.insert(bound);
+                            }
+                        }
+                    }
+                }
+                Stmt::FunctionDef(def) => {
+                    self.definitions.insert(def.name.to_string());
+                }
+                Stmt::ClassDef(class) => {
+                    self.definitions.insert(class.name.to_string());
+                }
+                _ => {
+                    for name in assigned_names(std::slice::from_ref(stmt), false) {
+                        self.locals.insert(name);
+                    }
+                    for_each_body(stmt, |body| self.collect(body, package));
+                }
+            }
+        }
+    }
+
+    /// What `name` means here: `Some(path)` for an import, `Some(None)` for another binding,
+    /// `None` when this scope does not bind it.
+    pub(crate) fn lookup(&self, name: &str) -> Option<Option<&str>> {
+        if self.definitions.contains(name) {
+            return Some(None);
+        }
+        if let Some(path) = self.imports.get(name) {
+            return Some(Some(path));
+        }
+        self.locals.contains(name).then_some(None)
+    }
+}
+
+/// Calls `f` with each body of a compound statement (not of nested functions and classes).
+pub(crate) fn for_each_body(stmt: &Stmt, mut f: impl FnMut(&[Stmt])) {
+    match stmt {
+        Stmt::If(s) => {
+            f(&s.body);
+            for clause in &s.elif_else_clauses {
+                f(&clause.body);
+            }
+        }
+        Stmt::For(s) => {
+            f(&s.body);
+            f(&s.orelse);
+        }
+        Stmt::While(s) => {
+            f(&s.body);
+            f(&s.orelse);
+        }
+        Stmt::With(s) => f(&s.body),
+        Stmt::Try(s) => {
+            f(&s.body);
+            for handler in &s.handlers {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                f(&handler.body);
+            }
+            f(&s.orelse);
+            f(&s.finalbody);
+        }
+        Stmt::Match(s) => {
+            for case in &s.cases {
+                f(&case.body);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The names (and dotted attribute targets such as `self.w`) that statements assign, looking
+/// into compound statements; into nested functions only when `nested`.
+pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> HashSet<String> {
+    struct Assigned {
+        names: HashSet<String>,
+        nested: bool,
+    }
+    impl Assigned {
+        fn target(&mut self, target: &Expr) {
+            match target {
+                Expr::Name(name) => {
+                    self.names.insert(name.id.to_string());
+                }
+                Expr::Attribute(_) => {
+                    if let Some(dotted) = dotted(target) {
+                        self.names.insert(dotted);
+                    }
+                }
+                Expr::Tuple(tuple) => tuple.iter().for_each(|e| self.target(e)),
+                Expr::List(list) => list.iter().for_each(|e| self.target(e)),
+                Expr::Starred(starred) => self.target(&starred.value),
+                _ => {}
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Assigned {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::Assign(s) => s.targets.iter().for_each(|t| self.target(t)),
+                Stmt::AugAssign(s) => self.target(&s.target),
+                Stmt::AnnAssign(s) if s.value.is_some() => self.target(&s.target),
+                Stmt::For(s) => self.target(&s.target),
+                Stmt::With(s) => {
+                    for item in &s.items {
+                        if let Some(vars) = &item.optional_vars {
+                            self.target(vars);
+                        }
+                    }
+                }
+                Stmt::Try(s) => {
+                    for handler in &s.handlers {
+                        let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                        if let Some(name) = &handler.name {
+                            self.names.insert(name.to_string());
+                        }
+                    }
+                }
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) if !self.nested => return,
+                _ => {}
+            }
+            visitor::walk_stmt(self, stmt);
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Named(named) => self.target(&named.target),
+                Expr::Lambda(_) if !self.nested => return,
+                _ => {}
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut assigned = Assigned {
+        names: HashSet::new(),
+        nested,
+    };
+    for stmt in body {
+        assigned.visit_stmt(stmt);
+    }
+    assigned.names
+}
+
+/// `a.b.c` for a chain of attributes on a name.
+pub(crate) fn dotted(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(name) => Some(name.id.to_string()),
+        Expr::Attribute(attribute) => Some(format!(
+            "{}.{}",
+            dotted(&attribute.value)?,
+            attribute.attr.as_str()
+        )),
+        _ => None,
+    }
+}
+
+/// The name a dotted chain starts with.
+pub(crate) fn root(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attribute) => root(&attribute.value),
+        _ => None,
+    }
+}
+
+/// The text of a string literal, or of an f-string without a replacement field (`f"cuda"`).
+pub(crate) fn string(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::StringLiteral(s) => Some(s.value.to_str()),
+        Expr::FString(f) => {
+            let mut elements = f.value.elements();
+            match (elements.next(), elements.next(), f.value.literals().next()) {
+                (Some(ast::InterpolatedStringElement::Literal(literal)), None, None) => {
+                    Some(&literal.value)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn integer(expr: &Expr) -> Option<u64> {
+    match expr {
+        Expr::NumberLiteral(ast::ExprNumberLiteral {
+            value: ast::Number::Int(int),
+            ..
+        }) => int.as_u64(),
+        _ => None,
+    }
+}
+
+pub(crate) fn range(node: &impl Ranged) -> Range<usize> {
+    usize::from(node.range().start())..usize::from(node.range().end())
+}
+
+/// Whether a call passes on its caller's arguments (`*args`, `**kwargs`).
+pub(crate) fn forwards(arguments: &ast::Arguments) -> bool {
+    arguments.args.iter().any(Expr::is_starred_expr)
+        || arguments
+            .keywords
+            .iter()
+            .any(|keyword| keyword.arg.is_none())
+}
+
+/// The last name of a name or an attribute chain (`print`, `info` of `logger.info`), or "".
+pub(crate) fn last_name(expr: &Expr) -> &str {
+    match expr {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        _ => "",
+    }
+}
+
+/// What a negation (`not x`) negates, or the expression itself.
+pub(crate) fn peel_not(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => peel_not(&unary.operand),
+        other => other,
+    }
+}
+
+/// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
+/// not a device type (`device_type`).
+pub(crate) fn says_device(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    last.contains("device") && !last.contains("type")
+}
+
+/// The names an expression reads.
+pub(crate) fn collect_names(expr: &Expr, names: &mut Vec<String>) {
+    struct Names<'n>(&'n mut Vec<String>);
+    impl<'a> Visitor<'a> for Names<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(name) = expr {
+                self.0.push(name.id.to_string());
+            }
+            if let Some(dotted) = dotted(expr).filter(|_| matches!(expr, Expr::Attribute(_))) {
+                self.0.push(dotted);
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    Names(names).visit_expr(expr);
+}
+
+/// A module under the calls that return it (`m.eval()`, `m.train()`, `m.half()`).
+pub(crate) fn peel(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Call(call) => match &*call.func {
+            Expr::Attribute(method)
+                if matches!(
+                    method.attr.as_str(),
+                    "eval" | "train" | "float" | "half" | "double" | "bfloat16" | "requires_grad_"
+                ) =>
+            {
+                peel(&method.value)
+            }
+            _ => expr,
+        },
+        _ => expr,
+    }
+}
+
+impl<'a> Checker<'a, '_> {
+    /// The dotted path an expression names through imports, when it names a library's item.
+    pub(crate) fn resolve(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(name) if self.flow.aliases.contains_key(name.id.as_str()) => {
+                self.flow.aliases.get(name.id.as_str()).cloned()
+            }
+            Expr::Name(name) => {
+                let id = name.id.as_str();
+                let Some((depth, found)) = self
+                    .scopes
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find_map(|(depth, scope)| Some((depth, scope.lookup(id)?)))
+                else {
+                    // What a glob import of the project's module brings: what that module
+                    // imported (`from utils import *` after `import torch` in utils).
+                    return self.scopes[0]
+                        .globs
+                        .iter()
+                        .rev()
+                        .find_map(|module| {
+                            let key = (module.clone(), id.to_owned());
+                            self.asked.borrow_mut().imported.insert(key);
+                            self.project.imported(module, id)
+                        })
+                        .map(str::to_owned);
+                };
+                match found {
+                    Some(path) => Some(path.to_owned()),
+                    // A function of this module, named as other modules name it.
+                    None if depth == 0
+                        && self.scopes[0].definitions.contains(id)
+                        && !self.module.is_empty() =>
+                    {
+                        Some(format!("{}.{id}", self.module))
+                    }
+                    None => None,
+                }
+            }
+            // `getattr(torch, "cuda")`, also with the name in a local string.
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
+                    && call.arguments.args.len() == 2 =>
+            {
+                let base = self.resolve(&call.arguments.args[0])?;
+                let named = match &call.arguments.args[1] {
+                    Expr::Name(name) => self.flow.strings.get(name.id.as_str()).cloned(),
+                    other => string(other).map(str::to_owned),
+                };
+                let attribute = match named {
+                    Some(text) => text,
+                    // `getattr(torch, device_type)`: whichever accelerator's module it is,
+                    // each has `torch.cuda`'s device API (`current_device`, `set_device`).
+                    None if base == "torch" => "cuda".to_owned(),
+                    None => return None,
+                };
+                Some(format!("{base}.{attribute}"))
+            }
+            Expr::Attribute(attribute) => Some(format!(
+                "{}.{}",
+                self.resolve(&attribute.value)?,
+                attribute.attr.as_str()
+            )),
+            _ => None,
+        }
+    }
+
+    /// The dotted path of a method of the class being walked, called on `self` or `cls`.
+    pub(crate) fn own_method(&self, func: &Expr) -> Option<String> {
+        let Expr::Attribute(attribute) = func else {
+            return None;
+        };
+        let Expr::Name(receiver) = &*attribute.value else {
+            return None;
+        };
+        if !matches!(receiver.id.as_str(), "self" | "cls") || self.module.is_empty() {
+            return None;
+        }
+        let class = self.method_of.as_deref()?;
+        Some(format!(
+            "{}.{class}.{}",
+            self.module,
+            attribute.attr.as_str()
+        ))
+    }
+
+    pub(crate) fn item(&self, path: &str) -> Option<&'a Entry> {
+        self.api.item(&path.replace('.', "::"))
+    }
+
+    pub(crate) fn source(&self, span: &Range<usize>) -> &str {
+        self.text.get(span.clone()).unwrap_or_default()
+    }
+}
