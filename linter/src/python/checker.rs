@@ -124,19 +124,18 @@ pub(super) fn check<'a>(
         scopes: vec![module_scope],
         entries,
         program,
-        in_entry: program,
+        function: FnState {
+            in_entry: program,
+            ..FnState::default()
+        },
         qualname: Vec::new(),
         class_body: None,
-        method_of: None,
         module: cx.module.clone(),
         configured: cx.entry_points,
-        flow: Flow::default(),
-        loops: Vec::new(),
         bound_fallbacks: HashSet::new(),
         file_pending: HashMap::new(),
         looking: 0,
         scoped: 0,
-        checked_branch: None,
         checking: 0,
         project: cx.project,
         package: base,
@@ -157,6 +156,21 @@ pub(super) fn check<'a>(
     (checker.events, summary, checker.asked.into_inner())
 }
 
+/// The state of the function being walked, saved and restored as one value when the walk
+/// enters and leaves a function.
+#[derive(Debug, Default)]
+pub(crate) struct FnState {
+    /// Whether the function is where a program starts.
+    pub(crate) in_entry: bool,
+    /// The class of the method being walked, which `self.f()` and `cls.f()` call into; a
+    /// function nested in a method still sees its `self`.
+    pub(crate) method_of: Option<String>,
+    pub(crate) flow: Flow,
+    pub(crate) loops: Vec<Loop>,
+    /// Inside a branch that an availability check chose, with that check.
+    pub(crate) checked_branch: Option<(String, Range<usize>)>,
+}
+
 pub(crate) struct Checker<'a, 't> {
     pub(crate) api: &'a Api,
     pub(crate) text: &'t str,
@@ -164,17 +178,14 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) entries: EntryPoints,
     /// The whole file is where a program starts (a script, a test file).
     pub(crate) program: bool,
-    pub(crate) in_entry: bool,
+    /// What belongs to the function being walked (or the module's top level).
+    pub(crate) function: FnState,
     /// The classes and functions around, for configured entry points.
     pub(crate) qualname: Vec<String>,
     /// The class whose body is being walked, as a dotted path below the module.
     pub(crate) class_body: Option<String>,
-    /// The class of the method being walked, which `self.f()` and `cls.f()` call into.
-    pub(crate) method_of: Option<String>,
     pub(crate) module: String,
     pub(crate) configured: &'a [String],
-    pub(crate) flow: Flow,
-    pub(crate) loops: Vec<Loop>,
     /// Where the availability checks of choices bound to names start.
     pub(crate) bound_fallbacks: HashSet<usize>,
     /// Device strings bound to attributes (`self.map_location = "cuda"`) and module-level
@@ -184,8 +195,6 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) looking: usize,
     /// Inside `with torch.cuda.device(i):`, where the current device is the one it names.
     pub(crate) scoped: usize,
-    /// Inside a branch that an availability check chose, with that check.
-    pub(crate) checked_branch: Option<(String, Range<usize>)>,
     /// Directly inside a comparison (`x.device == torch.device("cuda")`) or a query
     /// (`get_device_capability(...)`), where a device is checked, not used; another call's
     /// arguments are outside it again.
@@ -244,7 +253,7 @@ impl<'a> Checker<'a, '_> {
                                 Choice::Ordinal(number),
                                 shown,
                                 range(value),
-                                self.in_entry,
+                                self.function.in_entry,
                             );
                         }
                     }
@@ -326,13 +335,18 @@ impl<'a> Checker<'a, '_> {
         match call.arguments.find_argument_value("index", 1) {
             Some(index) => {
                 if let (Some("cuda"), Some(ordinal)) = (kind.and_then(string), integer(index)) {
-                    self.chosen(Choice::Ordinal(ordinal), shown, range(index), self.in_entry);
+                    self.chosen(
+                        Choice::Ordinal(ordinal),
+                        shown,
+                        range(index),
+                        self.function.in_entry,
+                    );
                 }
             }
             None => {
                 if let Some(kind) = kind {
                     if string(kind) == Some("cuda") {
-                        self.chosen(Choice::Current, shown, span, self.in_entry);
+                        self.chosen(Choice::Current, shown, span, self.function.in_entry);
                     } else {
                         self.device_argument(kind, |_| shown);
                     }
@@ -353,7 +367,12 @@ impl<'a> Checker<'a, '_> {
                 let shown = self.source(&from_dot).trim_start().to_owned();
                 match call.arguments.find_argument_value("device", 0) {
                     None => {
-                        self.chosen(Choice::Current, shown, from_dot.clone(), self.in_entry);
+                        self.chosen(
+                            Choice::Current,
+                            shown,
+                            from_dot.clone(),
+                            self.function.in_entry,
+                        );
                     }
                     Some(device) => {
                         self.device_argument(device, |_| shown);
@@ -409,27 +428,30 @@ impl<'a> Checker<'a, '_> {
                     self.bind_device_string(&name, value, module_level);
                     match (string(value), self.resolve(value)) {
                         (Some(text), _) => {
-                            self.flow.strings.insert(name.clone(), text.to_owned());
+                            self.function
+                                .flow
+                                .strings
+                                .insert(name.clone(), text.to_owned());
                         }
                         (None, Some(path)) => {
-                            self.flow.aliases.insert(name.clone(), path);
+                            self.function.flow.aliases.insert(name.clone(), path);
                         }
                         (None, None) => {
-                            self.flow.strings.remove(&name);
-                            self.flow.aliases.remove(&name);
+                            self.function.flow.strings.remove(&name);
+                            self.function.flow.aliases.remove(&name);
                         }
                     }
                     match self.fact_of(value) {
                         Some(fact) => {
-                            self.flow.facts.insert(name.clone(), fact);
+                            self.function.flow.facts.insert(name.clone(), fact);
                         }
                         None => {
-                            self.flow.facts.remove(&name);
+                            self.function.flow.facts.remove(&name);
                         }
                     }
                     self.branch_fallback(&name, value);
                     if let Some((shown, span)) = self.fallback(value) {
-                        self.flow.fallbacks.push((name, shown, span));
+                        self.function.flow.fallbacks.push((name, shown, span));
                     }
                 }
                 Expr::Attribute(_) => {
@@ -437,7 +459,7 @@ impl<'a> Checker<'a, '_> {
                         self.bind_device_string(&name, value, true);
                         self.branch_fallback(&name, value);
                         if let Some((shown, span)) = self.fallback(value) {
-                            self.flow.fallbacks.push((name, shown, span));
+                            self.function.flow.fallbacks.push((name, shown, span));
                         }
                     }
                 }
@@ -454,18 +476,21 @@ impl<'a> Checker<'a, '_> {
         // A function defined in a class body is its method; functions nested in a method
         // still see its `self`.
         let owner = self.class_body.take();
-        let saved_method = self.method_of.clone();
-        if owner.is_some() {
-            self.method_of.clone_from(&owner);
-        }
         let configured = {
             let full = format!("{}.{}", self.module, self.qualname.join("."));
             self.configured.iter().any(|entry| entry == &full)
         };
-        let entry = self.in_entry
-            || configured
-            || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str()));
-        let saved_entry = std::mem::replace(&mut self.in_entry, entry);
+        let state = FnState {
+            in_entry: self.function.in_entry
+                || configured
+                || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str())),
+            method_of: owner.clone().or_else(|| self.function.method_of.clone()),
+            ..FnState::default()
+        };
+        // Defaults are evaluated where the function is defined, in the flow around it, as the
+        // function's own code (its entry point, its class).
+        let outer_entry = std::mem::replace(&mut self.function.in_entry, state.in_entry);
+        let outer_method = std::mem::replace(&mut self.function.method_of, state.method_of.clone());
         for parameter in def.parameters.iter_non_variadic_params() {
             // A default device built to be kept is judged where the parameter is used.
             if let Some(default) = &parameter.default {
@@ -475,11 +500,11 @@ impl<'a> Checker<'a, '_> {
                 }
             }
         }
+        self.function.in_entry = outer_entry;
+        self.function.method_of = outer_method;
         self.scopes
             .push(Scope::of(&def.body, Some(&def.parameters), &self.package));
-        let saved_flow = std::mem::take(&mut self.flow);
-        let saved_loops = std::mem::take(&mut self.loops);
-        let saved_branch = self.checked_branch.take();
+        let outer = std::mem::replace(&mut self.function, state);
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
@@ -498,13 +523,9 @@ impl<'a> Checker<'a, '_> {
             self.visit_stmt(stmt);
         }
         self.finish_flow(&def.body);
-        self.flow = saved_flow;
-        self.loops = saved_loops;
-        self.checked_branch = saved_branch;
+        self.function = outer;
         self.scopes.pop();
-        self.in_entry = saved_entry;
         self.class_body = owner;
-        self.method_of = saved_method;
         self.qualname.pop();
     }
 }
@@ -539,9 +560,9 @@ impl Checker<'_, '_> {
                 self.qualname.pop();
             }
             Stmt::If(guard) if self.qualname.is_empty() && is_main_guard(&guard.test) => {
-                let saved = std::mem::replace(&mut self.in_entry, true);
+                let saved = std::mem::replace(&mut self.function.in_entry, true);
                 visitor::walk_stmt(self, stmt);
-                self.in_entry = saved;
+                self.function.in_entry = saved;
             }
             Stmt::For(for_) => {
                 self.visit_expr(&for_.iter);
@@ -616,11 +637,12 @@ impl Checker<'_, '_> {
                 // A module's function that returns a device it chose chooses for its callers.
                 let chosen = ret.value.as_deref().is_some_and(|value| {
                     self.device_literal(value).is_some()
-                        || dotted(value).is_some_and(|name| self.flow.pending.contains_key(&name))
+                        || dotted(value)
+                            .is_some_and(|name| self.function.flow.pending.contains_key(&name))
                 });
                 // A method is a chooser too (`self.pick_device()`, `cls.default_device()`).
                 let method = self.qualname.len() == 2
-                    && self.method_of.as_deref() == Some(self.qualname[0].as_str());
+                    && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
                 if chosen && (self.qualname.len() == 1 || method) && !self.module.is_empty() {
                     let path = format!("{}.{}", self.module, self.qualname.join("."));
                     if !self.choosers.contains(&path) {
@@ -655,10 +677,13 @@ impl Checker<'_, '_> {
                     .find_map(|test| self.availability_check(test))
                     .filter(|_| !says());
                 let saved_check = match check {
-                    Some(check) => self.checked_branch.replace(check),
-                    None => self.checked_branch.clone(),
+                    Some(check) => self.function.checked_branch.replace(check),
+                    None => self.function.checked_branch.clone(),
                 };
-                let before = (self.flow.pending.clone(), self.file_pending.clone());
+                let before = (
+                    self.function.flow.pending.clone(),
+                    self.file_pending.clone(),
+                );
                 let has_else = branch.elif_else_clauses.iter().any(|c| c.test.is_none());
                 let mut outcomes = Vec::new();
                 let bodies = std::iter::once((None, &branch.body)).chain(
@@ -668,7 +693,7 @@ impl Checker<'_, '_> {
                         .map(|clause| (clause.test.as_ref(), &clause.body)),
                 );
                 for (test, body) in bodies {
-                    (self.flow.pending, self.file_pending) = before.clone();
+                    (self.function.flow.pending, self.file_pending) = before.clone();
                     if let Some(test) = test {
                         self.visit_expr(test);
                     }
@@ -676,7 +701,7 @@ impl Checker<'_, '_> {
                         self.visit_stmt(stmt);
                     }
                     outcomes.push((
-                        std::mem::take(&mut self.flow.pending),
+                        std::mem::take(&mut self.function.flow.pending),
                         std::mem::take(&mut self.file_pending),
                     ));
                 }
@@ -685,16 +710,16 @@ impl Checker<'_, '_> {
                 }
                 for (pending, file_pending) in outcomes {
                     for (name, held) in pending {
-                        self.flow.pending.entry(name).or_insert(held);
+                        self.function.flow.pending.entry(name).or_insert(held);
                     }
                     for (name, held) in file_pending {
                         self.file_pending.entry(name).or_insert(held);
                     }
                 }
                 for name in assigned_names(std::slice::from_ref(stmt), false) {
-                    self.flow.facts.remove(&name);
+                    self.function.flow.facts.remove(&name);
                 }
-                self.checked_branch = saved_check;
+                self.function.checked_branch = saved_check;
             }
             Stmt::With(with) => {
                 let guard = with.items.iter().any(|item| {
@@ -706,14 +731,14 @@ impl Checker<'_, '_> {
                 visitor::walk_stmt(self, stmt);
                 self.scoped -= usize::from(guard);
                 for name in assigned_names(std::slice::from_ref(stmt), false) {
-                    self.flow.facts.remove(&name);
+                    self.function.flow.facts.remove(&name);
                 }
             }
             Stmt::Try(_) | Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
                 for name in assigned_names(std::slice::from_ref(stmt), false) {
-                    self.flow.facts.remove(&name);
+                    self.function.flow.facts.remove(&name);
                 }
             }
             _ => visitor::walk_stmt(self, stmt),
@@ -754,7 +779,7 @@ impl Checker<'_, '_> {
                 let asked = |held: &HashMap<String, Pending>| held.values().any(|p| p.asked);
                 if reports == 0
                     && self.checking == 0
-                    && (asked(&self.flow.pending) || asked(&self.file_pending))
+                    && (asked(&self.function.flow.pending) || asked(&self.file_pending))
                 {
                     let passed: Vec<&Expr> = call
                         .arguments
@@ -811,9 +836,9 @@ impl Checker<'_, '_> {
                 visitor::walk_expr(self, expr);
             }
             Expr::Lambda(_) => {
-                let saved = std::mem::take(&mut self.loops);
+                let saved = std::mem::take(&mut self.function.loops);
                 visitor::walk_expr(self, expr);
-                self.loops = saved;
+                self.function.loops = saved;
             }
             // What a comparison or an f-string holds is looked at.
             Expr::Compare(_) | Expr::FString(_) => {
@@ -834,7 +859,7 @@ impl Checker<'_, '_> {
                 for generator in generators {
                     collect_names(&generator.target, &mut targets);
                 }
-                let added: Vec<String> = match self.loops.last_mut() {
+                let added: Vec<String> = match self.function.loops.last_mut() {
                     Some(frame) => targets
                         .into_iter()
                         .filter(|name| frame.assigned.insert(name.clone()))
@@ -842,7 +867,7 @@ impl Checker<'_, '_> {
                     None => Vec::new(),
                 };
                 visitor::walk_expr(self, expr);
-                if let Some(frame) = self.loops.last_mut() {
+                if let Some(frame) = self.function.loops.last_mut() {
                     for name in added {
                         frame.assigned.remove(&name);
                     }

@@ -370,8 +370,8 @@ impl<'a> Checker<'a, '_> {
     /// The dotted path an expression names through imports, when it names a library's item.
     pub(crate) fn resolve(&self, expr: &Expr) -> Option<String> {
         match expr {
-            Expr::Name(name) if self.flow.aliases.contains_key(name.id.as_str()) => {
-                self.flow.aliases.get(name.id.as_str()).cloned()
+            Expr::Name(name) if self.function.flow.aliases.contains_key(name.id.as_str()) => {
+                self.function.flow.aliases.get(name.id.as_str()).cloned()
             }
             Expr::Name(name) => {
                 let id = name.id.as_str();
@@ -414,7 +414,7 @@ impl<'a> Checker<'a, '_> {
             {
                 let base = self.resolve(&call.arguments.args[0])?;
                 let named = match &call.arguments.args[1] {
-                    Expr::Name(name) => self.flow.strings.get(name.id.as_str()).cloned(),
+                    Expr::Name(name) => self.function.flow.strings.get(name.id.as_str()).cloned(),
                     other => string(other).map(str::to_owned),
                 };
                 let attribute = match named {
@@ -446,7 +446,7 @@ impl<'a> Checker<'a, '_> {
         if !matches!(receiver.id.as_str(), "self" | "cls") || self.module.is_empty() {
             return None;
         }
-        let class = self.method_of.as_deref()?;
+        let class = self.function.method_of.as_deref()?;
         Some(format!(
             "{}.{class}.{}",
             self.module,

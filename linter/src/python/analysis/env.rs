@@ -44,8 +44,8 @@ impl<'a> Checker<'a, '_> {
         self.events.push(Event::SetEnvVar {
             variable,
             span,
-            in_entry_point: self.in_entry,
-            after_device_use: self.flow.first_device_use.clone(),
+            in_entry_point: self.function.in_entry,
+            after_device_use: self.function.flow.first_device_use.clone(),
         });
     }
 }

@@ -110,10 +110,11 @@ impl<'a> Checker<'a, '_> {
     /// (`if torch.cuda.is_available(): device = "cuda"`): a fallback, as the conditional
     /// expression is.
     pub(crate) fn branch_fallback(&mut self, name: &str, value: &Expr) {
-        let Some((shown, span)) = self.checked_branch.clone() else {
+        let Some((shown, span)) = self.function.checked_branch.clone() else {
             return;
         };
         let known = self
+            .function
             .flow
             .fallbacks
             .iter()
@@ -124,13 +125,16 @@ impl<'a> Checker<'a, '_> {
             other => string(other).is_some(),
         } && self.device_of(value).is_some();
         if !known && device && self.fallback(value).is_none() {
-            self.flow.fallbacks.push((name.to_owned(), shown, span));
+            self.function
+                .flow
+                .fallbacks
+                .push((name.to_owned(), shown, span));
         }
     }
 
     /// Ends a function's flow: each fallback nothing looked at is a finding.
     pub(crate) fn finish_flow(&mut self, body: &[Stmt]) {
-        let fallbacks = std::mem::take(&mut self.flow.fallbacks);
+        let fallbacks = std::mem::take(&mut self.function.flow.fallbacks);
         for (name, shown, span) in fallbacks {
             // An attribute (`self.device`) is read by other functions: only a plain name that
             // nothing reads chose nothing.

@@ -76,7 +76,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     pub(crate) fn device_use(&mut self, span: Range<usize>) {
-        self.flow.first_device_use.get_or_insert(span);
+        self.function.flow.first_device_use.get_or_insert(span);
     }
 
     pub(crate) fn api_event(
@@ -99,7 +99,7 @@ impl<'a> Checker<'a, '_> {
                 helper: None,
                 chooser: None,
             },
-            in_entry_point: self.in_entry,
+            in_entry_point: self.function.in_entry,
             in_program: self.program,
         });
     }
@@ -230,7 +230,8 @@ impl<'a> Checker<'a, '_> {
     /// an f-string (`f"cuda:{index}"` with `index = torch.cuda.current_device()`).
     pub(crate) fn pending_of(&self, expr: &Expr) -> Option<&Pending> {
         let name = dotted(expr).or_else(|| self.pending_name_in(expr))?;
-        self.flow
+        self.function
+            .flow
             .pending
             .get(&name)
             .or_else(|| self.file_pending.get(&name))
@@ -246,8 +247,9 @@ impl<'a> Checker<'a, '_> {
                 return None;
             };
             let name = dotted(&field.expression)?;
-            (self.flow.pending.contains_key(&name) || self.file_pending.contains_key(&name))
-                .then_some(name)
+            (self.function.flow.pending.contains_key(&name)
+                || self.file_pending.contains_key(&name))
+            .then_some(name)
         })
     }
 
@@ -285,7 +287,7 @@ impl<'a> Checker<'a, '_> {
                 };
             }
             if !matches!(chosen, Expr::Call(_)) || !self.built_device(chosen) {
-                self.chosen(choice, shown, span, self.in_entry);
+                self.chosen(choice, shown, span, self.function.in_entry);
             }
             return Some(match choice {
                 Choice::Current => "cuda".to_owned(),
@@ -294,7 +296,7 @@ impl<'a> Checker<'a, '_> {
         }
         // A name holding a device string, also inside an f-string (`f"cuda:{index}"`).
         if let Some(name) = dotted(value).or_else(|| self.pending_name_in(value)) {
-            let pending = match self.flow.pending.get_mut(&name) {
+            let pending = match self.function.flow.pending.get_mut(&name) {
                 Some(pending) => Some(pending),
                 None => self.file_pending.get_mut(&name),
             };
@@ -319,7 +321,7 @@ impl<'a> Checker<'a, '_> {
             Choice::Ordinal(ordinal),
             shown_int(ordinal),
             span,
-            self.in_entry,
+            self.function.in_entry,
         );
         Some(format!("cuda:{ordinal}"))
     }
@@ -328,6 +330,7 @@ impl<'a> Checker<'a, '_> {
     pub(crate) fn device_of(&self, expr: &Expr) -> Option<String> {
         match expr {
             Expr::Name(name) => self
+                .function
                 .flow
                 .facts
                 .get(name.id.as_str())
@@ -353,7 +356,7 @@ impl<'a> Checker<'a, '_> {
     pub(crate) fn fact_of(&self, value: &Expr) -> Option<Fact> {
         let Expr::Call(call) = value else {
             return match value {
-                Expr::Name(name) => self.flow.facts.get(name.id.as_str()).cloned(),
+                Expr::Name(name) => self.function.flow.facts.get(name.id.as_str()).cloned(),
                 _ => None,
             };
         };
@@ -411,7 +414,7 @@ impl<'a> Checker<'a, '_> {
         let facts: Vec<Fact> = operands
             .iter()
             .filter_map(|operand| match operand {
-                Expr::Name(name) => self.flow.facts.get(name.id.as_str()).cloned(),
+                Expr::Name(name) => self.function.flow.facts.get(name.id.as_str()).cloned(),
                 _ => None,
             })
             .collect();
@@ -472,14 +475,14 @@ impl<'a> Checker<'a, '_> {
         // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
         // may hold either.
         if !(file && name.contains('.')) || held.is_some() {
-            self.flow.pending.remove(name);
+            self.function.flow.pending.remove(name);
             self.file_pending.remove(name);
         }
         let Some((choice, shown, span)) = self.device_literal(value) else {
             if let Some(pending) = held {
                 match file {
                     true => self.file_pending.insert(name.to_owned(), pending),
-                    false => self.flow.pending.insert(name.to_owned(), pending),
+                    false => self.function.flow.pending.insert(name.to_owned(), pending),
                 };
             }
             return;
@@ -488,7 +491,7 @@ impl<'a> Checker<'a, '_> {
         // bound to a name that says so.
         let named_gpu = (says_device(name) && string(value).is_some()) || self.built_device(value);
         if named_gpu && matches!(choice, Choice::Ordinal(_)) {
-            self.chosen(choice, shown, span, self.in_entry);
+            self.chosen(choice, shown, span, self.function.in_entry);
             return;
         }
         self.hold(name, choice, shown, span, false, file);
@@ -510,13 +513,13 @@ impl<'a> Checker<'a, '_> {
             choice,
             shown,
             span,
-            in_entry: self.in_entry,
+            in_entry: self.function.in_entry,
             reported: false,
             asked,
         };
         match file {
             true => self.file_pending.insert(name.to_owned(), pending),
-            false => self.flow.pending.insert(name.to_owned(), pending),
+            false => self.function.flow.pending.insert(name.to_owned(), pending),
         };
     }
 }

@@ -133,7 +133,7 @@ impl<'a> Checker<'a, '_> {
         receiver: &Expr,
         from_dot: Range<usize>,
     ) {
-        let Some(frame) = self.loops.last() else {
+        let Some(frame) = self.function.loops.last() else {
             return;
         };
         let Some(receiver_name) = dotted(receiver) else {
@@ -180,7 +180,7 @@ impl<'a> Checker<'a, '_> {
             assigned.extend(names);
         }
         let moved_twice = moved_twice(body);
-        self.loops.push(Loop {
+        self.function.loops.push(Loop {
             keyword,
             assigned: assigned.clone(),
             moved_twice,
@@ -191,10 +191,10 @@ impl<'a> Checker<'a, '_> {
         for stmt in body {
             self.visit_stmt(stmt);
         }
-        self.loops.pop();
+        self.function.loops.pop();
         // What the loop assigned is unknown after it.
         for name in assigned {
-            self.flow.facts.remove(&name);
+            self.function.flow.facts.remove(&name);
         }
     }
 }
