@@ -7,15 +7,15 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use cargo_placement::config::CliLevels;
-use cargo_placement::diagnostic::Level;
-use cargo_placement::discover::Options;
-use cargo_placement::project::discover;
-use cargo_placement::report;
-use cargo_placement::report::MessageFormat;
-use cargo_placement::report::human::Style;
-use cargo_placement::rules;
-use cargo_placement::rules::RULES;
+use crate::config::CliLevels;
+use crate::diagnostic::Level;
+use crate::discover::Options;
+use crate::project::discover;
+use crate::report;
+use crate::report::MessageFormat;
+use crate::report::human::Style;
+use crate::rules;
+use crate::rules::RULES;
 
 /// Lints device placement in Rust tensor programs (candle, tch, burn, cudarc, placement).
 ///
@@ -206,7 +206,7 @@ fn run_check(command: CheckCommand, dir: &std::path::Path) -> Result<(String, bo
 }
 
 /// `rule: count`, most first.
-fn statistics(outcome: &cargo_placement::project::Outcome) -> String {
+fn statistics(outcome: &crate::project::Outcome) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for diagnostic in outcome.files.iter().flat_map(|file| &file.diagnostics) {
         match counts
@@ -257,7 +257,7 @@ fn emit(out: &str, output: Option<&std::path::Path>) -> Result<(), String> {
 }
 
 /// Runs the linter as `cargo placement` (`subcommand`, run by cargo) or as `placement`.
-pub(crate) fn main(subcommand: bool) -> ExitCode {
+pub fn main(subcommand: bool) -> ExitCode {
     let bin_name = match subcommand {
         true => "cargo placement",
         false => "placement",
@@ -333,10 +333,10 @@ pub(crate) fn main(subcommand: bool) -> ExitCode {
         indicatif::ProgressStyle::with_template("{spinner} linting {pos}/{len} files {wide_bar}")
             .expect("a valid template"),
     );
-    let mut outcome = cargo_placement::project::lint(project, &|| progress.inc(1));
+    let mut outcome = crate::project::lint(project, &|| progress.inc(1));
     progress.finish_and_clear();
     if let Some(file) = &cli.baseline {
-        match cargo_placement::baseline::Baseline::load(file) {
+        match crate::baseline::Baseline::load(file) {
             Ok(baseline) => outcome.baselined = baseline.apply(&mut outcome),
             Err(err) => return fail(err),
         }
@@ -367,7 +367,7 @@ pub(crate) fn main(subcommand: bool) -> ExitCode {
     // Recording a baseline is how a codebase adopts the linter: it succeeds whatever it
     // recorded, and says what that was.
     if let Some(file) = &cli.write_baseline {
-        match cargo_placement::baseline::write(&outcome, file) {
+        match crate::baseline::write(&outcome, file) {
             Ok(count) => {
                 eprintln!(
                     "recorded {count} finding(s) in the baseline {}; later runs with \

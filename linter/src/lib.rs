@@ -17,7 +17,8 @@
 //! - [`project`]: the driver (the passes, the facts decided across files, the thread pool,
 //!   suppressions and levels applied last);
 //! - [`report`] and [`baseline`]: the formats for people (miette) and tools (cargo JSON,
-//!   SARIF, GitHub annotations), and accepted findings.
+//!   SARIF, GitHub annotations), and accepted findings;
+//! - [`cli`]: the command line both binaries run (`cargo placement` and `placement`).
 
 pub mod source;
 
@@ -41,7 +42,7 @@ pub mod project;
 pub mod baseline;
 pub mod report;
 
+pub mod cli;
+
 #[cfg(test)]
 mod fixtures;
-
-pub use project::{Diagnostic, InternalError, LintedFile, Outcome, lint, lint_text};

@@ -729,17 +729,6 @@ impl Api {
         self.raw.get(name).map(String::as_str)
     }
 
-    /// Whether an item or method of some table has this last name.
-    pub fn mentions(&self, name: &str) -> bool {
-        self.items_end.last.contains(name) || self.method_names.contains(name)
-    }
-
-    /// [`Api::mentions`] for an identifier, without allocating a string for it: most names in
-    /// real code are no API's, and the walker asks for every path and method it meets.
-    pub fn mentions_ident(&self, ident: &proc_macro2::Ident) -> bool {
-        self.ends_item(ident) || self.method_names.contains_ident(ident)
-    }
-
     /// Whether a method named `name` can start a finding (see [`Entry::triggers`]).
     pub fn triggering_method(&self, name: &str) -> bool {
         self.trigger_methods.contains(name)
@@ -755,12 +744,8 @@ impl Api {
         self.method_names.contains_ident(ident)
     }
 
-    /// Whether some item path of a table ends with this name.
-    pub fn ends_item(&self, ident: &proc_macro2::Ident) -> bool {
-        self.items_end.last.contains_ident(ident)
-    }
-
-    /// [`Api::ends_item`] for an identifier whose [`name_hash`] is known.
+    /// Whether some item path of a table ends with this name, for an identifier whose
+    /// [`name_hash`] is known.
     pub fn ends_item_hashed(&self, hash: u64, ident: &proc_macro2::Ident) -> bool {
         self.items_end.last.contains_hashed(hash, ident)
     }

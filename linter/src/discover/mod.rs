@@ -14,6 +14,7 @@
 
 mod cargo;
 mod manifest;
+mod python_files;
 mod walk;
 
 pub(crate) use manifest::normalize;
@@ -76,19 +77,6 @@ impl TargetKind {
             TargetKind::Bench => "bench",
             TargetKind::CustomBuild => "custom-build",
         }
-    }
-
-    /// Test and bench targets and build scripts: all of their code is an entry point.
-    pub fn is_entry(self) -> bool {
-        matches!(
-            self,
-            TargetKind::Test | TargetKind::Bench | TargetKind::CustomBuild
-        )
-    }
-
-    /// Bin and example targets: programs, which choose their own devices.
-    pub fn is_program(self) -> bool {
-        matches!(self, TargetKind::Bin | TargetKind::Example)
     }
 }
 
@@ -264,7 +252,7 @@ fn nearest_config(dir: &Path) -> Option<PathBuf> {
 
 /// A workspace being discovered: its root manifest as read here, and `cargo metadata`
 /// running for it.
-struct Pending {
+struct WorkspaceFound {
     root: PathBuf,
     manifest: Option<manifest::Manifest>,
     /// The folders of its members, as read from the manifests (before cargo answers).
@@ -273,11 +261,11 @@ struct Pending {
     config: Option<(String, ConfigFile)>,
     /// Its `exclude` globs, for the walk.
     exclude: GlobSet,
-    packages: Packages,
+    packages: FoundPackages,
 }
 
 /// Where a workspace's packages come from.
-enum Packages {
+enum FoundPackages {
     /// `cargo metadata`, running.
     Cargo(JoinHandle<Result<cargo::Found, String>>),
     /// The package's own manifest: a package below the given paths that no workspace claims,
@@ -287,7 +275,7 @@ enum Packages {
     None,
 }
 
-impl Pending {
+impl WorkspaceFound {
     /// Whether `dir` is this workspace's root or one of its members' folders.
     fn covers(&self, dir: &Path) -> bool {
         self.root == dir || self.members.iter().any(|member| member == dir)
@@ -301,7 +289,7 @@ impl Pending {
 
 struct Discovery<'o> {
     options: &'o Options,
-    pending: Vec<Pending>,
+    pending: Vec<WorkspaceFound>,
     notes: Vec<String>,
     members: manifest::Members,
 }
@@ -339,12 +327,12 @@ impl Discovery<'_> {
             .as_ref()
             .is_some_and(|m| m.workspace().is_none() && m.package().is_some());
         let packages = if nested && standalone {
-            Packages::Manifest
+            FoundPackages::Manifest
         } else {
             let manifest_path = root.join("Cargo.toml");
-            Packages::Cargo(std::thread::spawn(move || cargo::metadata(&manifest_path)))
+            FoundPackages::Cargo(std::thread::spawn(move || cargo::metadata(&manifest_path)))
         };
-        self.pending.push(Pending {
+        self.pending.push(WorkspaceFound {
             root,
             manifest: root_manifest,
             members,
@@ -378,13 +366,13 @@ impl Discovery<'_> {
             (None, None) => None,
         };
         let exclude = exclude_globs(&config)?;
-        self.pending.push(Pending {
+        self.pending.push(WorkspaceFound {
             root,
             manifest: None,
             members: Vec::new(),
             config,
             exclude,
-            packages: Packages::None,
+            packages: FoundPackages::None,
         });
         Ok(self.pending.len() - 1)
     }
@@ -559,7 +547,7 @@ impl Started<'_> {
 }
 
 /// The root that file names are relative to.
-fn session_root(around: &[usize], pending: &[Pending]) -> PathBuf {
+fn session_root(around: &[usize], pending: &[WorkspaceFound]) -> PathBuf {
     let bases: Vec<&Path> = around.iter().map(|&i| pending[i].root.as_path()).collect();
     let Some(first) = bases.first() else {
         return PathBuf::from(".");
@@ -578,15 +566,15 @@ fn session_root(around: &[usize], pending: &[Pending]) -> PathBuf {
 impl Session {
     fn add_workspace(
         &mut self,
-        mut pending: Pending,
+        mut pending: WorkspaceFound,
         options: &Options,
         notes: &mut Vec<String>,
     ) -> Result<(), DiscoverError> {
         let index = self.workspaces.len();
-        let packages = match std::mem::replace(&mut pending.packages, Packages::None) {
-            Packages::None => Vec::new(),
-            Packages::Manifest => from_manifests(&pending),
-            Packages::Cargo(handle) => {
+        let packages = match std::mem::replace(&mut pending.packages, FoundPackages::None) {
+            FoundPackages::None => Vec::new(),
+            FoundPackages::Manifest => from_manifests(&pending),
+            FoundPackages::Cargo(handle) => {
                 let found = handle
                     .join()
                     .unwrap_or_else(|_| Err("`cargo metadata` could not be run".to_owned()));
@@ -824,92 +812,10 @@ impl Session {
             reasons.join(", ")
         )
     }
-
-    /// Gives each Python file its package (for its configuration: the innermost Rust package
-    /// that holds it, or the files of its workspace that belong to none), drops what the
-    /// configuration excludes, and gives each a role and module name from where it is.
-    fn assign_python(&mut self, files: Vec<(PathBuf, usize)>) {
-        let roots = self.package_roots();
-        for (path, around) in files {
-            let Some(package) = self.package_of(&roots, &path, around) else {
-                continue;
-            };
-            let root = &self.workspaces[self.packages[package].workspace].root;
-            let inside = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-            let module = python_module(&path);
-            self.files.push(FileUnit {
-                relative: self.relative(&path),
-                role: python_role(&inside),
-                crate_name: module.join("."),
-                module,
-                package,
-                target: None,
-                crate_id: None,
-                prescanned: false,
-                language: Language::Python,
-                path,
-            });
-        }
-        self.files.sort_by(|a, b| a.relative.cmp(&b.relative));
-    }
-}
-
-/// The role of a Python file, by the conventions of pytest and of projects' layouts, from its
-/// path inside its workspace: test files (`test_*.py`, `*_test.py`, `tests.py`, `test.py`, files
-/// under `tests/`) and `conftest.py` are entry files; `__main__.py` and
-/// the files of `scripts/`, `examples/`, `tools/`, `bin/` and `benchmarks/` are programs.
-/// Other files with a main guard are programs too when they are not in a package (decided
-/// when the file is read).
-fn python_role(inside: &Path) -> FileRole {
-    let dirs: Vec<&str> = inside
-        .parent()
-        .into_iter()
-        .flat_map(Path::components)
-        .filter_map(|c| c.as_os_str().to_str())
-        .collect();
-    let name = inside
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let stem = name.strip_suffix(".py").unwrap_or(name);
-    let in_dir = |names: &[&str]| dirs.iter().any(|dir| names.contains(dir));
-    if stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || matches!(stem, "conftest" | "tests" | "test")
-        || in_dir(&["tests", "test"])
-    {
-        FileRole::EntryFile
-    } else if stem == "__main__" || in_dir(&["scripts", "examples", "tools", "bin", "benchmarks"]) {
-        FileRole::BinaryRoot
-    } else {
-        FileRole::Library
-    }
-}
-
-/// A Python file's module name, as Python imports it: the file's stem after the chain of
-/// package folders (with an `__init__.py`) that hold it (`src/pkg/train.py` → `pkg.train`,
-/// `pkg/__init__.py` → `pkg`), for configured entry points.
-fn python_module(path: &Path) -> Vec<String> {
-    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_owned);
-    let mut module: Vec<String> = Vec::new();
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or_default();
-    if stem != "__init__" {
-        module.push(stem.to_owned());
-    }
-    let mut dir = path.parent();
-    while let Some(package) = dir.filter(|d| d.join("__init__.py").is_file()) {
-        module.extend(name(package));
-        dir = package.parent();
-    }
-    module.reverse();
-    module
 }
 
 /// The packages of a workspace as its manifests describe them, when cargo could not say.
-fn from_manifests(pending: &Pending) -> Vec<Package> {
+fn from_manifests(pending: &WorkspaceFound) -> Vec<Package> {
     let root = pending.manifest.as_ref();
     let mut dirs = pending.members.clone();
     if dirs.is_empty() && root.is_some_and(|r| r.package().is_some()) {

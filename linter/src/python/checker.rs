@@ -190,7 +190,7 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) bound_fallbacks: HashSet<usize>,
     /// Device strings bound to attributes (`self.map_location = "cuda"`) and module-level
     /// names, which other functions of the file use.
-    pub(crate) file_pending: HashMap<String, Pending>,
+    pub(crate) file_pending: HashMap<String, HeldDevice>,
     /// Inside something that looks at a value (a comparison, an assertion, a report).
     pub(crate) looking: usize,
     /// Inside `with torch.cuda.device(i):`, where the current device is the one it names.
@@ -776,7 +776,7 @@ impl Checker<'_, '_> {
                 self.checking = checking;
                 self.looking -= reports;
                 // The current device asked for and handed on (`ToDevice(current)`) is used.
-                let asked = |held: &HashMap<String, Pending>| held.values().any(|p| p.asked);
+                let asked = |held: &HashMap<String, HeldDevice>| held.values().any(|p| p.asked);
                 if reports == 0
                     && self.checking == 0
                     && (asked(&self.function.flow.pending) || asked(&self.file_pending))

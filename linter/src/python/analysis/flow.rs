@@ -25,7 +25,7 @@ pub(crate) struct Flow {
     pub(crate) fallbacks: Vec<(String, String, Range<usize>)>,
     /// Names bound to a device string whose meaning depends on its use (`device = "cuda"` is a
     /// device in `.to(device)`, a device type in `getattr(torch, device)`).
-    pub(crate) pending: HashMap<String, Pending>,
+    pub(crate) pending: HashMap<String, HeldDevice>,
     /// Names bound to a string literal, for `getattr(torch, name)`.
     pub(crate) strings: HashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
@@ -34,7 +34,7 @@ pub(crate) struct Flow {
 
 /// A device string bound to a name, reported where it first reaches a device position.
 #[derive(Clone, Debug)]
-pub(crate) struct Pending {
+pub(crate) struct HeldDevice {
     pub(crate) choice: Choice,
     pub(crate) shown: String,
     pub(crate) span: Range<usize>,
@@ -228,7 +228,7 @@ impl<'a> Checker<'a, '_> {
 
     /// The device string a name holds until it reaches a device position, also a name inside
     /// an f-string (`f"cuda:{index}"` with `index = torch.cuda.current_device()`).
-    pub(crate) fn pending_of(&self, expr: &Expr) -> Option<&Pending> {
+    pub(crate) fn pending_of(&self, expr: &Expr) -> Option<&HeldDevice> {
         let name = dotted(expr).or_else(|| self.pending_name_in(expr))?;
         self.function
             .flow
@@ -499,7 +499,7 @@ impl<'a> Checker<'a, '_> {
 
     /// Binds `name` to a device chosen at `span`, to be reported where it reaches a device
     /// position; `file` keeps it for the file's other functions, `asked` marks the current
-    /// device asked for (see [`Pending::asked`]).
+    /// device asked for (see [`HeldDevice::asked`]).
     pub(crate) fn hold(
         &mut self,
         name: &str,
@@ -509,7 +509,7 @@ impl<'a> Checker<'a, '_> {
         asked: bool,
         file: bool,
     ) {
-        let pending = Pending {
+        let pending = HeldDevice {
             choice,
             shown,
             span,

@@ -9,6 +9,7 @@
 mod lex;
 pub mod summary;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -409,20 +410,8 @@ fn children_dir(file: &Path) -> PathBuf {
     }
 }
 
-/// Who is resolving: resolution follows imports from wherever they are, but `local` is said
-/// of the crate the path was written in.
 /// A name looked up in a module: where, what, in the type namespace only, from inside.
 type LookupKey = (*const Module, String, bool, bool);
-
-struct From<'a> {
-    api: &'a Api,
-    krate: CrateId,
-    /// The names looked up so far, by module: a name met again is a cycle of globs or imports,
-    /// or another way to the same module through globs (preludes re-exporting each other), where
-    /// it was not found the first time. Each is looked up once: chains of globs that fan out
-    /// and meet again cost their size, not the number of ways through them.
-    looked_up: std::cell::RefCell<HashSet<LookupKey>>,
-}
 
 impl Model {
     /// Whether code of crate `from` can name items of crate `to`: it is that crate, or depends
@@ -451,12 +440,13 @@ impl Model {
         module: &[String],
         segments: &[String],
     ) -> Resolved {
-        let from = From {
+        let resolver = Resolver {
+            model: self,
             api,
             krate,
-            looked_up: std::cell::RefCell::new(HashSet::new()),
+            looked_up: RefCell::new(HashSet::new()),
         };
-        match self.resolve_from(&from, krate, module, segments, 0) {
+        match resolver.resolve_from(krate, module, segments, 0) {
             Some(Def::Outside(path)) => Resolved::Path {
                 path: api.canonical(path),
                 local: false,
@@ -477,9 +467,43 @@ impl Model {
         }
     }
 
+    /// An item's full path: the crate's name, then its module path and name.
+    fn full(&self, krate: CrateId, path: ModulePath) -> Vec<String> {
+        let mut full = vec![self.crates[krate].name.clone()];
+        full.extend(path);
+        full
+    }
+}
+
+/// One resolution: the model, the tables, the crate whose code asks, and the names looked up so
+/// far. Resolution follows imports from wherever they are, but `local` is said of the crate the
+/// path was written in.
+struct Resolver<'m> {
+    model: &'m Model,
+    api: &'m Api,
+    krate: CrateId,
+    /// The names looked up so far, by module: a name met again is a cycle of globs or imports,
+    /// or another way to the same module through globs (preludes re-exporting each other), where
+    /// it was not found the first time. Each is looked up once: chains of globs that fan out
+    /// and meet again cost their size, not the number of ways through them.
+    looked_up: RefCell<HashSet<LookupKey>>,
+}
+
+/// A name looked up in a module of a crate: in the type namespace only (`wants_type`), and
+/// whether the module's own code is asking (`inside`: private names count; otherwise, from
+/// another crate, only public ones).
+#[derive(Clone, Copy)]
+struct Lookup<'q> {
+    krate: CrateId,
+    path: &'q [String],
+    name: &'q str,
+    wants_type: bool,
+    inside: bool,
+}
+
+impl Resolver<'_> {
     fn resolve_from(
         &self,
-        from: &From<'_>,
         krate: CrateId,
         module: &[String],
         segments: &[String],
@@ -501,17 +525,26 @@ impl Model {
             }
             name => {
                 let wants_type = !rest.is_empty();
-                match self.lookup(from, krate, module, name, wants_type, true, steps + 1) {
+                match self.lookup(
+                    &Lookup {
+                        krate,
+                        path: module,
+                        name,
+                        wants_type,
+                        inside: true,
+                    },
+                    steps + 1,
+                ) {
                     Some(def) => def,
                     None => {
-                        let (def, public) = self.outer(from, krate, name)?;
+                        let (def, public) = self.outer(krate, name)?;
                         // A workspace crate named from outside: its public path, when a table
                         // describes it, is what the tables know it by.
                         if let Some(public) = public {
                             let mut path = vec![public];
                             path.extend(rest.iter().cloned());
-                            let canonical = from.api.canonical(path);
-                            if from.api.knows_prefix_of(&canonical) {
+                            let canonical = self.api.canonical(path);
+                            if self.api.knows_prefix_of(&canonical) {
                                 return Some(Def::Outside(canonical));
                             }
                         }
@@ -527,15 +560,22 @@ impl Model {
                     path.push(segment.clone());
                     Def::Outside(path)
                 }
-                Def::Module(owner, path) => {
-                    self.lookup(from, owner, &path, segment, wants_type, false, steps + 1)?
-                }
+                Def::Module(owner, path) => self.lookup(
+                    &Lookup {
+                        krate: owner,
+                        path: &path,
+                        name: segment,
+                        wants_type,
+                        inside: false,
+                    },
+                    steps + 1,
+                )?,
                 Def::Item(owner, path, ItemKind::Alias(Some(target))) => {
                     // `type Ctx = cudarc::driver::CudaContext;` then `Ctx::new`.
                     let home = &path[1..path.len() - 1];
                     let mut through = target.clone();
                     through.push(segment.clone());
-                    self.resolve_from(from, owner, home, &through, steps + 1)?
+                    self.resolve_from(owner, home, &through, steps + 1)?
                 }
                 Def::Item(owner, mut path, kind) if kind.is_type_namespace() => {
                     path.push(segment.clone());
@@ -547,19 +587,19 @@ impl Model {
         // A type alias stands for its target.
         if let Def::Item(owner, path, ItemKind::Alias(Some(target))) = &def {
             let home = &path[1..path.len() - 1];
-            return self.resolve_from(from, *owner, home, target, steps + 1);
+            return self.resolve_from(*owner, home, target, steps + 1);
         }
         Some(def)
     }
 
     /// A name outside the crate's modules: a crate it can name, or the prelude. The second
     /// value is the crate's real name when it is a workspace crate.
-    fn outer(&self, from: &From<'_>, krate: CrateId, name: &str) -> Option<(Def, Option<String>)> {
-        let this = self.crates.get(krate)?;
+    fn outer(&self, krate: CrateId, name: &str) -> Option<(Def, Option<String>)> {
+        let this = self.model.crates.get(krate)?;
         match this.externs.get(name) {
             Some(Extern::Outside(real)) => return Some((Def::Outside(vec![real.clone()]), None)),
             Some(Extern::Workspace(id)) => {
-                let real = self.crates[*id].name.clone();
+                let real = self.model.crates[*id].name.clone();
                 return Some((Def::Module(*id, Vec::new()), Some(real)));
             }
             None => {}
@@ -569,7 +609,7 @@ impl Model {
         }
         // A crate a table describes is taken as named even when the manifest does not list it
         // (a dependency of a dependency, renamed through `extern crate`, or no manifest).
-        if ALWAYS_AVAILABLE.contains(&name) || from.api.knows(&[name.to_owned()]) {
+        if ALWAYS_AVAILABLE.contains(&name) || self.api.knows(&[name.to_owned()]) {
             return Some((Def::Outside(vec![name.to_owned()]), None));
         }
         let (_, path) = PRELUDE.iter().find(|(prelude, _)| *prelude == name)?;
@@ -582,45 +622,32 @@ impl Model {
     /// `name` in module `path` of `krate`: its items, then its named imports, then its globs.
     /// `inside`: the module's own code is asking (private names count; otherwise, from another
     /// crate, only public ones).
-    #[allow(clippy::too_many_arguments)]
-    fn lookup(
-        &self,
-        from: &From<'_>,
-        krate: CrateId,
-        path: &[String],
-        name: &str,
-        wants_type: bool,
-        inside: bool,
-        steps: usize,
-    ) -> Option<Def> {
+    fn lookup(&self, query: &Lookup<'_>, steps: usize) -> Option<Def> {
         if steps > MAX_STEPS {
             return None;
         }
-        let this = self.crates.get(krate)?;
-        let module = this.modules.get(path)?;
-        let key = (module as *const Module, name.to_owned(), wants_type, inside);
-        if !from.looked_up.borrow_mut().insert(key) {
+        let this = self.model.crates.get(query.krate)?;
+        let module = this.modules.get(query.path)?;
+        let key = (
+            module as *const Module,
+            query.name.to_owned(),
+            query.wants_type,
+            query.inside,
+        );
+        if !self.looked_up.borrow_mut().insert(key) {
             return None;
         }
-        self.lookup_in(from, krate, module, path, name, wants_type, inside, steps)
+        self.lookup_in(query, module, steps)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn lookup_in(
-        &self,
-        from: &From<'_>,
-        krate: CrateId,
-        module: &Module,
-        path: &[String],
-        name: &str,
-        wants_type: bool,
-        inside: bool,
-        steps: usize,
-    ) -> Option<Def> {
+    fn lookup_in(&self, query: &Lookup<'_>, module: &Module, steps: usize) -> Option<Def> {
+        let Lookup {
+            krate, path, name, ..
+        } = *query;
         let visible = |visibility: Visibility| {
-            inside || krate == from.krate || visibility == Visibility::Public
+            query.inside || krate == self.krate || visibility == Visibility::Public
         };
-        let item = || self.local_item(from, krate, module, path, name, wants_type, &visible);
+        let item = || self.local_item(query, module, &visible);
         let import = || {
             let (target, visibility) = module.imports.get(name)?;
             if !visible(*visibility) {
@@ -628,13 +655,13 @@ impl Model {
             }
             // `use foo::foo;` names the crate `foo`, not itself.
             if target.first().is_some_and(|first| first == name) && target.len() > 1 {
-                let (def, _) = self.outer(from, krate, name)?;
-                return self.extend(from, def, &target[1..], steps);
+                let (def, _) = self.outer(krate, name)?;
+                return self.extend(def, &target[1..], steps);
             }
             if target.len() == 1 && target[0] == name {
-                return self.outer(from, krate, name).map(|(def, _)| def);
+                return self.outer(krate, name).map(|(def, _)| def);
             }
-            self.resolve_from(from, krate, path, target, steps + 1)
+            self.resolve_from(krate, path, target, steps + 1)
         };
         // A name both defined and imported is one of alternatives under `#[cfg]`
         // (`#[cfg(feature = "nccl")] pub use cudarc::nccl::Comm;` beside a stand-in
@@ -642,7 +669,7 @@ impl Model {
         // whose uses matter.
         if module.items.contains_key(name) && module.imports.contains_key(name) {
             if let Some(Def::Outside(outside)) = import()
-                && from.api.knows(&from.api.canonical(outside.clone()))
+                && self.api.knows(&self.api.canonical(outside.clone()))
             {
                 return Some(Def::Outside(outside));
             }
@@ -658,15 +685,21 @@ impl Model {
             if !visible(*visibility) {
                 continue;
             }
-            let found = match self.resolve_from(from, krate, path, glob, steps + 1) {
-                Some(Def::Module(owner, inner)) => {
-                    let inside = owner == krate;
-                    self.lookup(from, owner, &inner, name, wants_type, inside, steps + 1)
-                }
+            let found = match self.resolve_from(krate, path, glob, steps + 1) {
+                Some(Def::Module(owner, inner)) => self.lookup(
+                    &Lookup {
+                        krate: owner,
+                        path: &inner,
+                        name,
+                        wants_type: query.wants_type,
+                        inside: owner == krate,
+                    },
+                    steps + 1,
+                ),
                 Some(Def::Outside(mut outside)) => {
                     outside.push(name.to_owned());
-                    let canonical = from.api.canonical(outside);
-                    from.api
+                    let canonical = self.api.canonical(outside);
+                    self.api
                         .knows(&canonical)
                         .then_some(Def::Outside(canonical))
                 }
@@ -680,23 +713,21 @@ impl Model {
     }
 
     /// `name` among the items a module defines.
-    #[allow(clippy::too_many_arguments)]
     fn local_item(
         &self,
-        from: &From<'_>,
-        krate: CrateId,
+        query: &Lookup<'_>,
         module: &Module,
-        path: &[String],
-        name: &str,
-        wants_type: bool,
         visible: &dyn Fn(Visibility) -> bool,
     ) -> Option<Def> {
+        let Lookup {
+            krate, path, name, ..
+        } = *query;
         let (kind, _) = module
             .items
             .get(name)?
             .iter()
             .filter(|(_, visibility)| visible(*visibility))
-            .find(|(kind, _)| !wants_type || kind.is_type_namespace())?;
+            .find(|(kind, _)| !query.wants_type || kind.is_type_namespace())?;
         let mut full = path.to_vec();
         full.push(name.to_owned());
         Some(match kind {
@@ -704,19 +735,19 @@ impl Model {
             ItemKind::Foreign => {
                 // A raw CUDA function a crate declares itself is the CUDA API's, unless the
                 // crate is the one whose table lists it there (cudarc's own `sys`).
-                let full = self.full(krate, full);
-                let own = from.api.item(&full.join("::")).is_some();
-                match from.api.raw(name).filter(|_| !own) {
+                let full = self.model.full(krate, full);
+                let own = self.api.item(&full.join("::")).is_some();
+                match self.api.raw(name).filter(|_| !own) {
                     Some(raw) => Def::Outside(raw.split("::").map(str::to_owned).collect()),
                     None => Def::Item(krate, full, kind.clone()),
                 }
             }
-            kind => Def::Item(krate, self.full(krate, full), kind.clone()),
+            kind => Def::Item(krate, self.model.full(krate, full), kind.clone()),
         })
     }
 
     /// `def` followed by more segments.
-    fn extend(&self, from: &From<'_>, def: Def, rest: &[String], steps: usize) -> Option<Def> {
+    fn extend(&self, def: Def, rest: &[String], steps: usize) -> Option<Def> {
         match def {
             Def::Outside(mut path) => {
                 path.extend(rest.iter().cloned());
@@ -726,17 +757,10 @@ impl Model {
                 let mut through = vec!["crate".to_owned()];
                 through.extend(path);
                 through.extend(rest.iter().cloned());
-                self.resolve_from(from, owner, &[], &through, steps + 1)
+                self.resolve_from(owner, &[], &through, steps + 1)
             }
             Def::Item(..) => None,
         }
-    }
-
-    /// An item's full path: the crate's name, then its module path and name.
-    fn full(&self, krate: CrateId, path: ModulePath) -> Vec<String> {
-        let mut full = vec![self.crates[krate].name.clone()];
-        full.extend(path);
-        full
     }
 }
 

@@ -17,7 +17,7 @@ use crate::rust::resolve::semantic::syntax::{range, shown, variable};
 
 /// A result bound and not looked at yet.
 #[derive(Debug)]
-struct Pending {
+struct UncheckedResult {
     variable: String,
     shown: String,
     span: Range<usize>,
@@ -25,7 +25,7 @@ struct Pending {
 
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct State {
-    pending: Vec<Pending>,
+    pending: Vec<UncheckedResult>,
     /// The calls a `let` or a chain is binding, so they are tracked, not reported, when walked.
     bound: Vec<Range<usize>>,
 }
@@ -127,7 +127,7 @@ fn bind(state: &mut State, sem: &Semantic<'_, '_>, name: &str, init: &Expr) {
         if entry.may_fall_back {
             let span = range(func.span());
             state.bound.push(span.clone());
-            state.pending.push(Pending {
+            state.pending.push(UncheckedResult {
                 variable: name.to_owned(),
                 shown: shown(&func.path),
                 span,

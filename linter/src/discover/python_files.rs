@@ -1,0 +1,91 @@
+//! Where each Python file is: the package whose configuration it takes, its role by the
+//! conventions of pytest and of projects' layouts, and its dotted module name.
+
+use std::path::{Path, PathBuf};
+
+use super::{FileUnit, Session};
+use crate::source::{FileRole, Language};
+
+impl Session {
+    /// Gives each Python file its package (for its configuration: the innermost Rust package
+    /// that holds it, or the files of its workspace that belong to none), drops what the
+    /// configuration excludes, and gives each a role and module name from where it is.
+    pub(super) fn assign_python(&mut self, files: Vec<(PathBuf, usize)>) {
+        let roots = self.package_roots();
+        for (path, around) in files {
+            let Some(package) = self.package_of(&roots, &path, around) else {
+                continue;
+            };
+            let root = &self.workspaces[self.packages[package].workspace].root;
+            let inside = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+            let module = python_module(&path);
+            self.files.push(FileUnit {
+                relative: self.relative(&path),
+                role: python_role(&inside),
+                crate_name: module.join("."),
+                module,
+                package,
+                target: None,
+                crate_id: None,
+                prescanned: false,
+                language: Language::Python,
+                path,
+            });
+        }
+        self.files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    }
+}
+
+/// The role of a Python file, by the conventions of pytest and of projects' layouts, from its
+/// path inside its workspace: test files (`test_*.py`, `*_test.py`, `tests.py`, `test.py`, files
+/// under `tests/`) and `conftest.py` are entry files; `__main__.py` and
+/// the files of `scripts/`, `examples/`, `tools/`, `bin/` and `benchmarks/` are programs.
+/// Other files with a main guard are programs too when they are not in a package (decided
+/// when the file is read).
+fn python_role(inside: &Path) -> FileRole {
+    let dirs: Vec<&str> = inside
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .filter_map(|c| c.as_os_str().to_str())
+        .collect();
+    let name = inside
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    let in_dir = |names: &[&str]| dirs.iter().any(|dir| names.contains(dir));
+    if stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || matches!(stem, "conftest" | "tests" | "test")
+        || in_dir(&["tests", "test"])
+    {
+        FileRole::EntryFile
+    } else if stem == "__main__" || in_dir(&["scripts", "examples", "tools", "bin", "benchmarks"]) {
+        FileRole::BinaryRoot
+    } else {
+        FileRole::Library
+    }
+}
+
+/// A Python file's module name, as Python imports it: the file's stem after the chain of
+/// package folders (with an `__init__.py`) that hold it (`src/pkg/train.py` → `pkg.train`,
+/// `pkg/__init__.py` → `pkg`), for configured entry points.
+fn python_module(path: &Path) -> Vec<String> {
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_owned);
+    let mut module: Vec<String> = Vec::new();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    if stem != "__init__" {
+        module.push(stem.to_owned());
+    }
+    let mut dir = path.parent();
+    while let Some(package) = dir.filter(|d| d.join("__init__.py").is_file()) {
+        module.extend(name(package));
+        dir = package.parent();
+    }
+    module.reverse();
+    module
+}
