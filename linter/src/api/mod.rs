@@ -6,11 +6,15 @@
 //! lacks it (an `explicit_device` without `ordinal`), or gives what its role does not use, is
 //! an error that names the table and the entry.
 
+mod call_names;
+
 use std::collections::{HashMap, HashSet};
 
 use rustc_hash::FxHashSet;
 
 use serde::Deserialize;
+
+pub use call_names::CallNames;
 
 /// What a call, value or method means for placement, with what that role needs to be found
 /// in a call (which argument is the ordinal, the device, the closure).
@@ -382,6 +386,8 @@ pub struct Table {
     item: Vec<RawEntry>,
     #[serde(default)]
     method: Vec<RawEntry>,
+    #[serde(default)]
+    names: CallNames,
 }
 
 impl Table {
@@ -390,6 +396,7 @@ impl Table {
         self.reexport.extend(other.reexport);
         self.item.extend(other.item);
         self.method.extend(other.method);
+        self.names.extend(other.names);
     }
 }
 
@@ -433,6 +440,8 @@ pub struct Api {
     /// Every proper prefix of a known path or receiver type (`candle_core`, `candle_core::Device`),
     /// to tell whether a glob import can lead anywhere known.
     prefixes: HashSet<String>,
+    /// Names known by the part they play in a call.
+    pub names: CallNames,
 }
 
 /// A set of names that can be asked about an identifier without making a string of it: most
@@ -558,6 +567,7 @@ impl Api {
     /// error that names the table (`source`) and the entry.
     fn add(&mut self, table: Table, source: &str, builtin: bool) -> Result<(), String> {
         let invalid = |message: String| format!("the {source} API table: {message}");
+        self.names.extend(table.names);
         for reexport in table.reexport {
             self.add_prefixes(&format!("{}::_", reexport.from));
             let from = segments(&reexport.from);

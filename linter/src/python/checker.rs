@@ -26,45 +26,6 @@ use crate::python::semantic::*;
 use crate::python::{Project, PyContext};
 use crate::source::FileRole;
 
-/// Factory functions that make a tensor on `device=`, or on the CPU without it.
-pub(crate) const FACTORIES: &[&str] = &[
-    "zeros", "ones", "empty", "rand", "randn", "randint", "full", "arange", "eye", "linspace",
-    "logspace",
-];
-
-/// Functions of `torch` that combine the tensors they are given.
-pub(crate) const COMBINING: &[&str] = &[
-    "matmul", "mm", "bmm", "add", "sub", "mul", "div", "dot", "cat", "concat", "stack",
-];
-
-/// Calls that return a device type without an index, which means the current device where a
-/// device goes (as `"cuda"` does), and a device type elsewhere.
-pub(crate) const CURRENT_DEVICE_VALUES: &[&str] = &["torch.accelerator.current_accelerator"];
-
-/// Calls whose `device=` is a device type (`"cuda"`), not a device.
-pub(crate) const DEVICE_TYPE_APIS: &[&str] =
-    &["GradScaler", "get_autocast_dtype", "is_autocast_enabled"];
-
-/// Functions of `torch.cuda` that read facts of a device (its properties, its memory) and place
-/// nothing: a device passed to one is asked about, not used, so `"cuda"` there is no finding.
-pub(crate) const QUERIES: &[&str] = &[
-    "get_device_properties",
-    "get_device_name",
-    "get_device_capability",
-    "mem_get_info",
-    "memory_allocated",
-    "max_memory_allocated",
-    "memory_reserved",
-    "max_memory_reserved",
-    "memory_stats",
-    "memory_summary",
-    "reset_peak_memory_stats",
-    "utilization",
-];
-
-/// The wrappers that replicate a module over the GPUs in `device_ids=[...]`.
-pub(crate) const DATA_PARALLEL: &[&str] = &["DistributedDataParallel", "DataParallel", "DDP"];
-
 /// What other files need to know of this one: its device choosers, and the names its imports
 /// bind at the top level (a package's `__init__.py` re-exports its modules' functions).
 #[derive(Debug, Default)]
@@ -266,7 +227,7 @@ impl<'a> Checker<'a, '_> {
                 }
             }
             if let Some(name) = path.strip_prefix("torch.")
-                && COMBINING.contains(&name)
+                && self.api.names.combining.contains(name)
             {
                 // `torch.cat([a, b])` takes its tensors in a list or a tuple.
                 let operands: Vec<&Expr> = match call.arguments.args.first() {
@@ -284,7 +245,7 @@ impl<'a> Checker<'a, '_> {
         }
         // `torch.amp.GradScaler(device="cuda")` and the like take a device type, not a device.
         let callee = last_name(&call.func);
-        if DEVICE_TYPE_APIS.contains(&callee) {
+        if self.api.names.device_type_apis.contains(callee) {
             return;
         }
         for keyword in &call.arguments.keywords {
@@ -305,7 +266,7 @@ impl<'a> Checker<'a, '_> {
                 // names the rank's own GPU, as `device_ids=[0]` under `if rank == 0`).
                 ("device_ids", Expr::List(ast::ExprList { elts, .. }))
                 | ("device_ids", Expr::Tuple(ast::ExprTuple { elts, .. }))
-                    if DATA_PARALLEL.contains(&callee) =>
+                    if self.api.names.data_parallel.contains(callee) =>
                 {
                     for element in elts {
                         self.device_argument(element, |ordinal| format!("device_ids=[{ordinal}]"));
@@ -665,7 +626,7 @@ impl Checker<'_, '_> {
                 let says = || {
                     std::iter::once(&branch.body)
                         .chain(branch.elif_else_clauses.iter().map(|c| &c.body))
-                        .any(|body| reports(body))
+                        .any(|body| reports(body, &self.api.names.reporting))
                 };
                 let check = std::iter::once(&*branch.test)
                     .chain(
@@ -769,7 +730,7 @@ impl Checker<'_, '_> {
                     other => self.visit_expr(other),
                 }
                 // What is passed to `print` or a logger is looked at.
-                let reports = usize::from(REPORTING.contains(&last_name(&call.func)));
+                let reports = usize::from(self.api.names.reporting.contains(last_name(&call.func)));
                 self.looking += reports;
                 let checking = std::mem::take(&mut self.checking);
                 self.visit_arguments(&call.arguments);

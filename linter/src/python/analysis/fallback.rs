@@ -2,43 +2,22 @@
 //! (`"cuda" if torch.cuda.is_available() else "cpu"`, or an `if` chain that binds it) that
 //! nothing reports, so a job that lost its GPU runs on the CPU without a word.
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{Expr, Stmt};
+use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
-use crate::python::analysis::loops::*;
 use crate::python::checker::*;
 use crate::python::semantic::*;
 
-/// Checks that pick a device and may quietly answer "no GPU".
-pub(crate) const AVAILABILITY: &[&str] =
-    &["torch.cuda.is_available", "torch.backends.mps.is_available"];
-
-/// Calls that report a value to a person: passing the chosen device to one looks at it.
-pub(crate) const REPORTING: &[&str] = &[
-    "print",
-    "info",
-    "debug",
-    "warning",
-    "warn",
-    "error",
-    "log",
-    "echo",
-    "write",
-    "format",
-    "str",
-    "repr",
-    "exception",
-    "critical",
-];
-
 /// Whether a body reports something to a person (a print, a log, a warning), not looking into
 /// nested functions.
-pub(crate) fn reports(body: &[Stmt]) -> bool {
-    struct Reports(bool);
-    impl<'a> Visitor<'a> for Reports {
+pub(crate) fn reports(body: &[Stmt], reporting: &HashSet<String>) -> bool {
+    struct Reports<'r>(bool, &'r HashSet<String>);
+    impl<'a> Visitor<'a> for Reports<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
                 visitor::walk_stmt(self, stmt);
@@ -49,15 +28,94 @@ pub(crate) fn reports(body: &[Stmt]) -> bool {
             if let Expr::Call(call) = expr {
                 let callee = last_name(&call.func);
                 // A person reads these; `str` or `format` alone reports nothing.
-                self.0 |= REPORTING.contains(&callee)
+                self.0 |= self.1.contains(callee)
                     && !matches!(callee, "str" | "repr" | "format" | "write");
             }
             visitor::walk_expr(self, expr);
         }
     }
-    let mut found = Reports(false);
+    let mut found = Reports(false, reporting);
     visitor::walk_body(&mut found, body);
     found.0
+}
+
+/// What a body does with the device bound to `name` after `after`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// Nothing reads it: no device is used, so nothing can fall back.
+    Unused,
+    /// It is used, and nothing looks at which device it is.
+    Unchecked,
+    /// Something compares it, asserts on it, reports it (`print`, logging, an f-string), or
+    /// reads its `.type`.
+    LookedAt,
+}
+
+pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &HashSet<String>) -> Fate {
+    struct Looks<'n> {
+        name: &'n str,
+        reporting: &'n HashSet<String>,
+        /// Where the choice was made: what is looked at before it is the caller's value.
+        after: usize,
+        /// Inside something that looks at what it contains.
+        looking: usize,
+        found: bool,
+        used: bool,
+    }
+    impl<'a> Visitor<'a> for Looks<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Assert(_) | Stmt::Raise(_) = stmt {
+                self.looking += 1;
+                visitor::walk_stmt(self, stmt);
+                self.looking -= 1;
+            } else {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let is_name = dotted(expr).as_deref() == Some(self.name)
+                && usize::from(expr.range().start()) >= self.after;
+            self.used |= is_name;
+            if is_name && self.looking > 0 {
+                self.found = true;
+                return;
+            }
+            let looks = match expr {
+                Expr::Compare(_) | Expr::FString(_) => true,
+                // `device.type`, `device.index`.
+                Expr::Attribute(attribute) => {
+                    if matches!(attribute.attr.as_str(), "type" | "index")
+                        && dotted(&attribute.value).as_deref() == Some(self.name)
+                        && usize::from(expr.range().start()) >= self.after
+                    {
+                        self.found = true;
+                        return;
+                    }
+                    false
+                }
+                Expr::Call(call) => self.reporting.contains(last_name(&call.func)),
+                _ => false,
+            };
+            self.looking += usize::from(looks);
+            visitor::walk_expr(self, expr);
+            self.looking -= usize::from(looks);
+        }
+    }
+    let mut looks = Looks {
+        name,
+        reporting,
+        after,
+        looking: 0,
+        found: false,
+        used: false,
+    };
+    visitor::walk_body(&mut looks, body);
+    match (looks.found, looks.used) {
+        (true, _) => Fate::LookedAt,
+        (false, true) => Fate::Unchecked,
+        (false, false) => Fate::Unused,
+    }
 }
 
 impl<'a> Checker<'a, '_> {
@@ -95,7 +153,7 @@ impl<'a> Checker<'a, '_> {
             Expr::Call(call)
                 if self
                     .resolve(&call.func)
-                    .is_some_and(|path| AVAILABILITY.contains(&path.as_str())) =>
+                    .is_some_and(|path| self.api.names.availability.contains(path.as_str())) =>
             {
                 Some((
                     format!("{}()", self.source(&range(&*call.func))),
@@ -138,7 +196,7 @@ impl<'a> Checker<'a, '_> {
         for (name, shown, span) in fallbacks {
             // An attribute (`self.device`) is read by other functions: only a plain name that
             // nothing reads chose nothing.
-            let report = match fate(body, &name, span.end) {
+            let report = match fate(body, &name, span.end, &self.api.names.reporting) {
                 Fate::LookedAt => false,
                 Fate::Unused => name.contains('.'),
                 Fate::Unchecked => true,

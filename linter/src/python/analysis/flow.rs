@@ -71,7 +71,7 @@ impl<'a> Checker<'a, '_> {
     pub(crate) fn is_query(&self, call: &ast::ExprCall) -> bool {
         self.resolve(&call.func).is_some_and(|path| {
             path.strip_prefix("torch.cuda.")
-                .is_some_and(|name| QUERIES.contains(&name))
+                .is_some_and(|name| self.api.names.queries.contains(name))
         })
     }
 
@@ -170,7 +170,7 @@ impl<'a> Checker<'a, '_> {
                     .resolve(&call.func)
                     .or_else(|| self.own_method(&call.func))
                     .is_some_and(|path| {
-                        CURRENT_DEVICE_VALUES.contains(&path.as_str())
+                        self.api.names.current_device_values.contains(path.as_str())
                             || (self.chooses(&path) && self.lets_choose(call))
                     }) =>
             {
@@ -371,7 +371,7 @@ impl<'a> Checker<'a, '_> {
             }
             let factory = path
                 .strip_prefix("torch.")
-                .is_some_and(|name| FACTORIES.contains(&name));
+                .is_some_and(|name| self.api.names.factories.contains(name));
             if !factory {
                 return None;
             }

@@ -9,7 +9,6 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
-use crate::python::analysis::fallback::*;
 use crate::python::checker::*;
 use crate::python::semantic::*;
 
@@ -47,83 +46,6 @@ pub(crate) fn moved_twice(body: &[Stmt]) -> HashSet<String> {
         .filter(|(_, count)| *count > 1)
         .map(|(name, _)| name)
         .collect()
-}
-
-/// What a body does with the device bound to `name` after `after`.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Fate {
-    /// Nothing reads it: no device is used, so nothing can fall back.
-    Unused,
-    /// It is used, and nothing looks at which device it is.
-    Unchecked,
-    /// Something compares it, asserts on it, reports it (`print`, logging, an f-string), or
-    /// reads its `.type`.
-    LookedAt,
-}
-
-pub(crate) fn fate(body: &[Stmt], name: &str, after: usize) -> Fate {
-    struct Looks<'n> {
-        name: &'n str,
-        /// Where the choice was made: what is looked at before it is the caller's value.
-        after: usize,
-        /// Inside something that looks at what it contains.
-        looking: usize,
-        found: bool,
-        used: bool,
-    }
-    impl<'a> Visitor<'a> for Looks<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if let Stmt::Assert(_) | Stmt::Raise(_) = stmt {
-                self.looking += 1;
-                visitor::walk_stmt(self, stmt);
-                self.looking -= 1;
-            } else {
-                visitor::walk_stmt(self, stmt);
-            }
-        }
-
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            let is_name = dotted(expr).as_deref() == Some(self.name)
-                && usize::from(expr.range().start()) >= self.after;
-            self.used |= is_name;
-            if is_name && self.looking > 0 {
-                self.found = true;
-                return;
-            }
-            let looks = match expr {
-                Expr::Compare(_) | Expr::FString(_) => true,
-                // `device.type`, `device.index`.
-                Expr::Attribute(attribute) => {
-                    if matches!(attribute.attr.as_str(), "type" | "index")
-                        && dotted(&attribute.value).as_deref() == Some(self.name)
-                        && usize::from(expr.range().start()) >= self.after
-                    {
-                        self.found = true;
-                        return;
-                    }
-                    false
-                }
-                Expr::Call(call) => REPORTING.contains(&last_name(&call.func)),
-                _ => false,
-            };
-            self.looking += usize::from(looks);
-            visitor::walk_expr(self, expr);
-            self.looking -= usize::from(looks);
-        }
-    }
-    let mut looks = Looks {
-        name,
-        after,
-        looking: 0,
-        found: false,
-        used: false,
-    };
-    visitor::walk_body(&mut looks, body);
-    match (looks.found, looks.used) {
-        (true, _) => Fate::LookedAt,
-        (false, true) => Fate::Unchecked,
-        (false, false) => Fate::Unused,
-    }
 }
 
 impl<'a> Checker<'a, '_> {

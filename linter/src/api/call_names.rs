@@ -1,0 +1,62 @@
+//! Names a checker knows by the part they play in a call rather than as one API each: the
+//! `[names]` section of a table (the `torch` table has one). Dotted paths are matched whole;
+//! the others by a call's last name, as Python code names them through any import.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallNames {
+    /// Checks that pick a device and may quietly answer "no GPU" (dotted paths).
+    #[serde(default)]
+    pub availability: HashSet<String>,
+    /// Factories that make a tensor on `device=`, or on the CPU without it.
+    #[serde(default)]
+    pub factories: HashSet<String>,
+    /// Functions that combine the tensors they are given.
+    #[serde(default)]
+    pub combining: HashSet<String>,
+    /// Calls that return a device type without an index (dotted paths): the current device
+    /// where a device goes, as `"cuda"` is, and a device type elsewhere.
+    #[serde(default)]
+    pub current_device_values: HashSet<String>,
+    /// Calls whose `device=` is a device type (`"cuda"`), not a device.
+    #[serde(default)]
+    pub device_type_apis: HashSet<String>,
+    /// Functions that read facts of a device (its properties, its memory) and place nothing:
+    /// a device passed to one is asked about, not used.
+    #[serde(default)]
+    pub queries: HashSet<String>,
+    /// Wrappers that replicate a module over the GPUs in `device_ids=[...]`.
+    #[serde(default)]
+    pub data_parallel: HashSet<String>,
+    /// Calls that report a value to a person: passing the chosen device to one looks at it.
+    #[serde(default)]
+    pub reporting: HashSet<String>,
+}
+
+impl CallNames {
+    /// Adds the names of `other`.
+    pub fn extend(&mut self, other: CallNames) {
+        let CallNames {
+            availability,
+            factories,
+            combining,
+            current_device_values,
+            device_type_apis,
+            queries,
+            data_parallel,
+            reporting,
+        } = other;
+        self.availability.extend(availability);
+        self.factories.extend(factories);
+        self.combining.extend(combining);
+        self.current_device_values.extend(current_device_values);
+        self.device_type_apis.extend(device_type_apis);
+        self.queries.extend(queries);
+        self.data_parallel.extend(data_parallel);
+        self.reporting.extend(reporting);
+    }
+}
