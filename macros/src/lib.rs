@@ -5,7 +5,6 @@
 
 mod crate_path;
 mod device_check;
-mod device_string;
 mod errors;
 mod placed;
 mod type_params;

@@ -1,10 +1,8 @@
 //! The analyses' shared vocabulary, in terms neither language owns: the [`Event`]s a front end
 //! reports as it walks a file (what happened, where, and in which kind of code), which the
 //! rules word as findings; the facts those events carry about devices; and what one file tells
-//! the others ([`ChooserFact`]). Device strings (`cuda:1`) are read here once for both
-//! languages.
-
-pub mod device_string;
+//! the others ([`ChooserFact`]). Device strings (`cuda:1`) are read by the grammar the
+//! runtime and the macros share (`placement-device-name`).
 
 use std::ops::Range;
 

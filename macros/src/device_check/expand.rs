@@ -11,7 +11,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, Path};
 
 use super::model::{CheckedFn, Expected};
-use crate::device_string::DeviceName;
+use placement_device_name::DeviceName;
 
 fn expected_tokens(krate: &Path, expected: &Option<Expected>) -> TokenStream {
     match expected {

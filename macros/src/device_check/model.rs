@@ -11,9 +11,9 @@ use syn::{
     TraitItemFn, Type,
 };
 
-use crate::device_string::{self, DeviceName};
 use crate::errors::Errors;
 use crate::type_params::{Mentions, type_params};
+use placement_device_name::{self as device_string, DeviceName};
 
 /// The device the `expect` option asks for.
 pub(super) enum Expected {

@@ -8,11 +8,11 @@ use std::ops::Range;
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::analysis::device_string::{self, Named};
 use crate::analysis::{ApiUse, Event, Fact, How};
 use crate::api::Entry;
 use crate::python::checker::*;
 use crate::python::semantic::*;
+use placement_device_name::DeviceName;
 
 /// What one function (or the module's top level) has shown so far.
 #[derive(Debug, Default)]
@@ -140,9 +140,9 @@ impl<'a> Checker<'a, '_> {
         if let Some(text) = string(value) {
             let choice = match text {
                 "cuda" => Choice::Current,
-                _ => match device_string::parse(text)? {
-                    Named::Cuda(ordinal) => Choice::Ordinal(u64::from(ordinal)),
-                    Named::Cpu => return None,
+                _ => match placement_device_name::parse(text).ok()? {
+                    DeviceName::Cuda(ordinal) => Choice::Ordinal(ordinal as u64),
+                    DeviceName::Cpu => return None,
                 },
             };
             return Some((choice, format!("\"{text}\""), range(value)));
@@ -337,7 +337,9 @@ impl<'a> Checker<'a, '_> {
                 .map(|f| f.device.clone()),
             Expr::StringLiteral(_) | Expr::FString(_) => match string(expr)? {
                 "cuda" => Some("cuda".to_owned()),
-                text => device_string::parse(text).map(|named| named.to_string()),
+                text => placement_device_name::parse(text)
+                    .ok()
+                    .map(|named| named.to_string()),
             },
             Expr::NumberLiteral(_) => integer(expr).map(|ordinal| format!("cuda:{ordinal}")),
             Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {

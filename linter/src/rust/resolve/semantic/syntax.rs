@@ -5,8 +5,7 @@ use std::ops::Range;
 use proc_macro2::Span;
 use syn::{Expr, Pat};
 
-use crate::analysis::device_string;
-use crate::analysis::device_string::Named;
+use placement_device_name::DeviceName;
 
 /// How many layers inference looks through (`&`, `?`, `.clone()`, a method chain, an
 /// arithmetic chain): facts are not followed deeper, so that long generated chains are walked in
@@ -100,9 +99,9 @@ pub(in crate::rust::resolve) fn device_string(expr: &Expr) -> Option<u128> {
     else {
         return None;
     };
-    match device_string::parse(&text.value())? {
-        Named::Cuda(ordinal) => Some(ordinal.into()),
-        Named::Cpu => None,
+    match placement_device_name::parse(&text.value()).ok()? {
+        DeviceName::Cuda(ordinal) => Some(ordinal as u128),
+        DeviceName::Cpu => None,
     }
 }
 

@@ -1,22 +1,44 @@
-//! The grammar of device strings in `expect = "..."`, the same as the runtime's `Device::from_str`
-//! and the linter's (all are tested against `tests/data/device-strings.toml`), with the same
-//! messages, so that a string refused at compile time reads as it would at run time.
+//! Device strings, read with the one grammar of this repository: the runtime's
+//! `"cuda:0".parse::<placement::Device>()`, `#[device_check(expect = "cuda:0")]` and the linter's
+//! reading of string literals all call [`parse`], so a string means the same to each of them and
+//! a refused one reads the same at compile time, at run time and in a finding.
+//!
+//! The grammar, close to PyTorch's `torch.device` strings (`tests/data/device-strings.toml`
+//! lists what is accepted and what is refused, and why):
+//!
+//! ```text
+//! device  = "cpu" | "cpu:0" | "cuda:" ordinal
+//! ordinal = "0" | a digit 1-9 followed by digits 0-9, at most 2147483647
+//! ```
+//!
+//! Lowercase ASCII only; no whitespace, sign or leading zero. A bare `cuda` is refused on
+//! purpose: it means "whatever GPU is current".
+
+use std::fmt;
 
 /// A device named by a string.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DeviceName {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceName {
     Cpu,
     Cuda(usize),
 }
 
+/// `cpu` or `cuda:N`, the canonical form.
+impl fmt::Display for DeviceName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceName::Cpu => f.write_str("cpu"),
+            DeviceName::Cuda(ordinal) => write!(f, "cuda:{ordinal}"),
+        }
+    }
+}
+
 /// The largest GPU ordinal a device string can name: the CUDA driver numbers devices with a C
 /// `int`, and PyTorch's parser stops at the same bound.
-const MAX_ORDINAL: usize = i32::MAX as usize;
+pub const MAX_ORDINAL: usize = i32::MAX as usize;
 
-/// `cpu`, `cpu:0` or `cuda:N`, lowercase, without whitespace, sign or leading zeros, as PyTorch's
-/// `torch.device` reads them, except that a bare `cuda` is refused because it means "whatever GPU
-/// is current"; else why not.
-pub(crate) fn parse(text: &str) -> Result<DeviceName, String> {
+/// The device `text` names; otherwise why it names none, and what to write instead.
+pub fn parse(text: &str) -> Result<DeviceName, String> {
     match text {
         "cpu" | "cpu:0" => return Ok(DeviceName::Cpu),
         "cuda" => {
@@ -93,14 +115,11 @@ fn parse_ordinal(text: &str, digits: &str) -> Result<usize, String> {
 mod tests {
     use super::*;
 
-    /// The table every parser of this repository follows.
+    /// The table of accepted and refused strings.
     fn table() -> toml::Table {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/data/device-strings.toml"
-        );
-        let text = std::fs::read_to_string(path).expect("the device-string table");
-        text.parse().expect("the table is TOML")
+        include_str!("../../tests/data/device-strings.toml")
+            .parse()
+            .expect("the table is TOML")
     }
 
     fn entries<'a>(table: &'a toml::Table, kind: &str, second: &str) -> Vec<(&'a str, &'a str)> {
@@ -115,13 +134,6 @@ mod tests {
             .collect()
     }
 
-    fn canonical(device: DeviceName) -> String {
-        match device {
-            DeviceName::Cpu => "cpu".to_owned(),
-            DeviceName::Cuda(ordinal) => format!("cuda:{ordinal}"),
-        }
-    }
-
     #[test]
     fn accepted_strings_name_their_device() {
         let table = table();
@@ -129,7 +141,7 @@ mod tests {
         assert!(accepted.len() >= 5, "the table lists the accepted forms");
         for (text, device) in accepted {
             let parsed = parse(text).unwrap_or_else(|err| panic!("{text:?} is refused: {err}"));
-            assert_eq!(canonical(parsed), device, "{text:?}");
+            assert_eq!(parsed.to_string(), device, "{text:?}");
         }
     }
 
