@@ -9,8 +9,14 @@
 //!
 //! Peak memory is compared in two child processes (`--only parse`, `--only lint`), one pass
 //! each over the same files after the same discovery, since a process's peak never goes down.
+//!
+//! Then whole processes, as a user runs them: `cargo-placement PATH... --message-format json`
+//! (process start, discovery with `cargo metadata`, the lint, the report) against a process that
+//! only reads and parses the same files in parallel (`--only parse-files LIST`), alternating,
+//! each round's wall time and peak memory taken from `wait4`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -89,9 +95,146 @@ fn child_peak(pass: &str, paths: &[PathBuf]) -> Option<f64> {
         .ok()
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+fn median<T: Ord>(mut values: Vec<T>) -> T {
+    values.sort();
+    values.swap_remove(values.len() / 2)
+}
+
+/// Runs a command to its end with its output discarded: its wall time and peak resident
+/// memory in KiB (Linux's `ru_maxrss`), or why it failed. The command is started by a fresh
+/// process of this bench (`--only measure`): a child started straight from this one, which holds
+/// every file's text by now, would be charged this process's peak memory.
+fn measure(command: &Command) -> Result<(Duration, u64), String> {
+    let exe = std::env::current_exe().map_err(|err| err.to_string())?;
+    let output = Command::new(exe)
+        .args(["--only", "measure", "--"])
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|err| format!("cannot start the measuring process: {err}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut fields = text.split_whitespace();
+    match (fields.next(), fields.next()) {
+        (Some(nanos), Some(kib)) if output.status.success() => Ok((
+            Duration::from_nanos(nanos.parse().map_err(|_| text.to_string())?),
+            kib.parse().map_err(|_| text.to_string())?,
+        )),
+        _ => Err(format!("{command:?} was not measured: {text}")),
+    }
+}
+
+/// `--only measure -- PROGRAM ARGS...`: runs the program and prints its wall time in
+/// nanoseconds and its peak memory in KiB.
+fn measure_child(program: &[String]) -> Result<(), String> {
+    let mut command = Command::new(program.first().ok_or("no program to measure")?);
+    command.args(&program[1..]);
+    let start = Instant::now();
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|err| format!("cannot start {command:?}: {err}"))?;
+    let pid = libc::pid_t::try_from(child.id()).map_err(|err| err.to_string())?;
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data that `wait4` fills in; `pid` is our own child, waited once.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals of the right types.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    if waited != pid {
+        return Err(format!("wait4 failed for {command:?}"));
+    }
+    // The linter exits 1 when a finding is at `deny` level: that is a finished run too.
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) > 1 {
+        return Err(format!("{command:?} failed (status {status})"));
+    }
+    println!("{} {}", elapsed.as_nanos(), usage.ru_maxrss);
+    Ok(())
+}
+
+/// The linter and a parse-only process over the same files, as whole processes, alternating
+/// for `rounds` rounds: median wall times and peak memories.
+fn whole_processes(paths: &[PathBuf], inputs: &[(PathBuf, Vec<FileUnit>)], rounds: usize) {
+    let list = std::env::temp_dir().join(format!("placement-bench-{}.txt", std::process::id()));
+    let names: Vec<String> = inputs
+        .iter()
+        .flat_map(|(_, units)| units.iter().map(|unit| unit.path.display().to_string()))
+        .collect();
+    std::fs::write(&list, names.join("\n")).expect("the file list");
+    let (mut lint, mut parse) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let mut lint_command = Command::new(env!("CARGO_BIN_EXE_cargo-placement"));
+        lint_command.args(paths).args(["--message-format", "json"]);
+        let linted = measure(&lint_command);
+        let parsed = std::env::current_exe()
+            .map_err(|err| err.to_string())
+            .and_then(|exe| {
+                let mut parse_command = Command::new(exe);
+                parse_command.arg("--only").arg("parse-files").arg(&list);
+                measure(&parse_command)
+            });
+        match (linted, parsed) {
+            (Ok(linted), Ok(parsed)) => {
+                lint.push(linted);
+                parse.push(parsed);
+            }
+            (Err(err), _) | (_, Err(err)) => {
+                println!("whole processes: not measured: {err}");
+                break;
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&list);
+    if lint.is_empty() {
+        return;
+    }
+    let n = lint.len();
+    let (lint_time, lint_peak) = (
+        median(lint.iter().map(|(t, _)| *t).collect()),
+        median(lint.iter().map(|(_, m)| *m).collect()),
+    );
+    let (parse_time, parse_peak) = (
+        median(parse.iter().map(|(t, _)| *t).collect()),
+        median(parse.iter().map(|(_, m)| *m).collect()),
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    println!(
+        "whole processes (median of {n}, alternating): `cargo-placement --message-format json` \
+         {:.1} ms, {:.0} MiB peak; parse-only process {:.1} ms, {:.0} MiB peak",
+        ms(lint_time),
+        mib(lint_peak),
+        ms(parse_time),
+        mib(parse_peak)
+    );
+    println!(
+        "ratio whole lint process / parse-only process: {:.2} wall, {:.2} peak memory",
+        lint_time.as_secs_f64() / parse_time.as_secs_f64(),
+        lint_peak as f64 / parse_peak.max(1) as f64
+    );
+}
+
+/// Reads and parses the files named in `list`, one path a line, in parallel: the floor of a
+/// whole linter process.
+fn parse_files(list: &Path) {
+    let text = std::fs::read_to_string(list).expect("the file list");
+    let parsed: usize = text
+        .lines()
+        .collect::<Vec<_>>()
+        .par_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            if path.ends_with(".py") {
+                ruff_python_parser::parse_module(&text).is_ok() as usize
+            } else {
+                let parsed = syn::parse_file(&text).is_ok() as usize;
+                proc_macro2::extra::invalidate_current_thread_spans();
+                parsed
+            }
+        })
+        .sum();
+    assert!(parsed > 0 || text.is_empty());
 }
 
 fn main() {
@@ -109,8 +252,23 @@ fn main() {
     }
     let mut only = None;
     if let Some(at) = args.iter().position(|arg| arg == "--only") {
-        only = Some(args.get(at + 1).cloned().expect("--only parse|lint"));
+        only = Some(
+            args.get(at + 1)
+                .cloned()
+                .expect("--only parse|lint|parse-files"),
+        );
         args.drain(at..at + 2);
+    }
+    if only.as_deref() == Some("measure") {
+        let program: Vec<String> = args.into_iter().skip_while(|arg| arg == "--").collect();
+        if let Err(err) = measure_child(&program) {
+            eprintln!("{err}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if only.as_deref() == Some("parse-files") {
+        return parse_files(Path::new(args.first().expect("--only parse-files LIST")));
     }
     let paths: Vec<PathBuf> = if args.is_empty() {
         vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/demo")]
@@ -221,4 +379,5 @@ fn main() {
             lint / parse
         );
     }
+    whole_processes(&paths, &inputs, rounds.max(7));
 }

@@ -403,7 +403,7 @@ pub struct Project {
 /// `cargo metadata` answers, and places each Rust file in the workspace model.
 pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Project, DiscoverError> {
     let started = discover::start(paths, options)?;
-    let prescans = rust::workspace::prescan(&started);
+    let prescans = in_pool(|| rust::workspace::prescan(&started));
     let mut session = started.finish()?;
     let model = rust::workspace::place(&mut session, prescans);
     Ok(Project { session, model })
@@ -436,7 +436,26 @@ impl Run {
 /// Lints the files of a project in parallel, calling `on_file` as each is done.
 pub fn lint(project: Project, on_file: &(dyn Fn() + Sync)) -> Outcome {
     let units = project.session.files.clone();
-    lint_units(Run::new(project), units, &lint_unit, on_file)
+    let run = in_pool(|| Run::new(project));
+    lint_units(run, units, &lint_unit, on_file)
+}
+
+/// Runs `work` on the linter's threads: each has [`STACK_SIZE`] of stack, and every pass runs
+/// on the same threads, so that memory one pass frees is reused by the next rather than kept
+/// by another thread's allocator arena. Without such a pool (a system that refuses big stacks),
+/// `work` runs on rayon's global pool, and each file's walk grows its own stack.
+fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    static POOL: std::sync::LazyLock<Option<rayon::ThreadPool>> = std::sync::LazyLock::new(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(STACK_SIZE)
+            .thread_name(|index| format!("placement-lint-{index}"))
+            .build()
+            .ok()
+    });
+    match &*POOL {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
 }
 
 /// What the Rust walk needs of a file, its crate and its configuration; `calls_to` as
@@ -480,10 +499,6 @@ fn lint_units(
 ) -> Outcome {
     capture_panics();
     let files_linted = units.len();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_SIZE)
-        .thread_name(|index| format!("placement-lint-{index}"))
-        .build();
     let lint_all = || {
         units
             .into_par_iter()
@@ -497,11 +512,7 @@ fn lint_units(
             })
             .collect::<Vec<_>>()
     };
-    // Without a pool of big stacks (a system that refuses them), `lint_text` grows its own.
-    let results = match &pool {
-        Ok(pool) => pool.install(lint_all),
-        Err(_) => lint_all(),
-    };
+    let results = in_pool(lint_all);
     let mut warnings = run.session.warnings.clone();
     let mut files = Vec::new();
     let mut choosers = BTreeMap::new();
