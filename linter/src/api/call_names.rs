@@ -2,7 +2,7 @@
 //! `[names]` section of a table (the `torch` table has one). Dotted paths are matched whole;
 //! the others by a call's last name, as Python code names them through any import.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use serde::Deserialize;
 
@@ -11,30 +11,30 @@ use serde::Deserialize;
 pub struct CallNames {
     /// Checks that pick a device and may quietly answer "no GPU" (dotted paths).
     #[serde(default)]
-    pub availability: HashSet<String>,
+    pub availability: FxHashSet<String>,
     /// Factories that make a tensor on `device=`, or on the CPU without it.
     #[serde(default)]
-    pub factories: HashSet<String>,
+    pub factories: FxHashSet<String>,
     /// Functions that combine the tensors they are given.
     #[serde(default)]
-    pub combining: HashSet<String>,
+    pub combining: FxHashSet<String>,
     /// Calls that return a device type without an index (dotted paths): the current device
     /// where a device goes, as `"cuda"` is, and a device type elsewhere.
     #[serde(default)]
-    pub current_device_values: HashSet<String>,
+    pub current_device_values: FxHashSet<String>,
     /// Calls whose `device=` is a device type (`"cuda"`), not a device.
     #[serde(default)]
-    pub device_type_apis: HashSet<String>,
+    pub device_type_apis: FxHashSet<String>,
     /// Functions that read facts of a device (its properties, its memory) and place nothing:
     /// a device passed to one is asked about, not used.
     #[serde(default)]
-    pub queries: HashSet<String>,
+    pub queries: FxHashSet<String>,
     /// Wrappers that replicate a module over the GPUs in `device_ids=[...]`.
     #[serde(default)]
-    pub data_parallel: HashSet<String>,
+    pub data_parallel: FxHashSet<String>,
     /// Calls that report a value to a person: passing the chosen device to one looks at it.
     #[serde(default)]
-    pub reporting: HashSet<String>,
+    pub reporting: FxHashSet<String>,
 }
 
 impl CallNames {

@@ -749,6 +749,11 @@ impl Api {
         self.trigger_items.contains(name)
     }
 
+    /// Whether some item path of a table ends with this name.
+    pub fn ends_an_item(&self, name: &str) -> bool {
+        self.items_end.last.contains(name)
+    }
+
     /// Whether some method of a table has this name.
     pub fn mentions_method(&self, ident: &proc_macro2::Ident) -> bool {
         self.method_names.contains_ident(ident)

@@ -9,7 +9,6 @@
 use std::collections::{HashMap, HashSet};
 
 use ra_ap_rustc_lexer::{DocStyle, FrontmatterAllowed, TokenKind, tokenize};
-use ruff_text_size::Ranged;
 
 use crate::rules;
 use crate::source::LineIndex;
@@ -70,19 +69,13 @@ impl Suppressions {
     /// The directives of a Python file's `#` comments.
     pub fn parse_python(text: &str) -> Suppressions {
         let mut found = Suppressions::default();
-        // The tokens come with a syntax tree, whose drop recurses as deep as the file nests.
-        if !text.contains(MARKER) || crate::python::check_nesting(text).is_err() {
+        if !text.contains(MARKER) {
             return found;
         }
         let lines = LineIndex::new(text);
-        let parsed =
-            ruff_python_parser::parse_unchecked_source(text, ruff_python_ast::PySourceType::Python);
-        for token in parsed.tokens().iter() {
-            if token.kind() == ruff_python_ast::token::TokenKind::Comment {
-                let start = usize::from(token.start());
-                let comment = &text[start..usize::from(token.end())];
-                found.comment(text, &lines, start, &comment[1..], false);
-            }
+        for comment in crate::python::comments(text) {
+            let start = comment.start;
+            found.comment(text, &lines, start, &text[comment][1..], false);
         }
         found
     }

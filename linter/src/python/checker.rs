@@ -11,8 +11,8 @@
 //! it is a device. Elsewhere `"cuda"` is usually a device *type* (`torch.autocast("cuda")`,
 //! `device.type == "cuda"`) and never a finding.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -31,7 +31,7 @@ use crate::source::FileRole;
 #[derive(Debug, Default)]
 pub struct Summary {
     pub choosers: Vec<String>,
-    pub imports: HashMap<String, String>,
+    pub imports: FxHashMap<String, String>,
     /// Whether the file is a program (a script, a test) by what it shows itself: what only
     /// programs import is part of them.
     pub program: bool,
@@ -47,9 +47,9 @@ pub struct Asked {
     /// Whether this module outside packages is only programs' (`folder`, `module`).
     pub(super) programs: Option<(String, String)>,
     /// Names looked up in glob-imported modules (`module`, `name`).
-    pub(super) imported: HashSet<(String, String)>,
+    pub(super) imported: FxHashSet<(String, String)>,
     /// Paths asked whether they name a device chooser.
-    pub(super) chooses: HashSet<String>,
+    pub(super) chooses: FxHashSet<String>,
 }
 
 pub(super) fn check<'a>(
@@ -93,8 +93,8 @@ pub(super) fn check<'a>(
         class_body: None,
         module: cx.module.clone(),
         configured: cx.entry_points,
-        bound_fallbacks: HashSet::new(),
-        file_pending: HashMap::new(),
+        bound_fallbacks: FxHashSet::default(),
+        file_pending: FxHashMap::default(),
         looking: 0,
         scoped: 0,
         checking: 0,
@@ -148,10 +148,10 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) module: String,
     pub(crate) configured: &'a [String],
     /// Where the availability checks of choices bound to names start.
-    pub(crate) bound_fallbacks: HashSet<usize>,
+    pub(crate) bound_fallbacks: FxHashSet<usize>,
     /// Device strings bound to attributes (`self.map_location = "cuda"`) and module-level
     /// names, which other functions of the file use.
-    pub(crate) file_pending: HashMap<String, HeldDevice>,
+    pub(crate) file_pending: FxHashMap<String, HeldDevice>,
     /// Inside something that looks at a value (a comparison, an assertion, a report).
     pub(crate) looking: usize,
     /// Inside `with torch.cuda.device(i):`, where the current device is the one it names.
@@ -737,7 +737,7 @@ impl Checker<'_, '_> {
                 self.checking = checking;
                 self.looking -= reports;
                 // The current device asked for and handed on (`ToDevice(current)`) is used.
-                let asked = |held: &HashMap<String, HeldDevice>| held.values().any(|p| p.asked);
+                let asked = |held: &FxHashMap<String, HeldDevice>| held.values().any(|p| p.asked);
                 if reports == 0
                     && self.checking == 0
                     && (asked(&self.function.flow.pending) || asked(&self.file_pending))

@@ -20,10 +20,12 @@ mod analysis;
 mod checker;
 mod semantic;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast::ModModule;
-use ruff_python_parser::ParseErrorType;
+use ruff_python_ast::token::{Token, TokenKind};
+use ruff_python_parser::{Mode, ParseErrorType, ParseOptions};
+use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::api::Api;
@@ -57,11 +59,11 @@ pub struct PyContext<'a> {
 /// found under that name too.
 #[derive(Debug, Default)]
 pub struct Project {
-    choosers: HashSet<String>,
+    choosers: FxHashSet<String>,
     /// Module → name → the dotted path it was imported from.
-    imports: HashMap<String, HashMap<String, String>>,
+    imports: FxHashMap<String, FxHashMap<String, String>>,
     /// The modules outside packages that are part of programs, as `folder|module`.
-    programs: HashSet<String>,
+    programs: FxHashSet<String>,
 }
 
 impl Project {
@@ -75,9 +77,9 @@ impl Project {
     pub fn new(summaries: impl IntoIterator<Item = (String, String, Summary)>) -> Project {
         let mut project = Project::default();
         // `folder|module` → whether it runs, for the modules outside packages.
-        let mut outside: HashMap<String, bool> = HashMap::new();
+        let mut outside: FxHashMap<String, bool> = FxHashMap::default();
         // `folder|module` (and every prefix of an imported path) → the files importing it.
-        let mut importers: HashMap<String, Vec<String>> = HashMap::new();
+        let mut importers: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for (folder, module, summary) in summaries {
             project.choosers.extend(summary.choosers);
             let key = format!("{folder}|{module}");
@@ -87,7 +89,7 @@ impl Project {
             if summary.outside {
                 outside.insert(key.clone(), summary.program);
             }
-            let mut imported = HashSet::new();
+            let mut imported = FxHashSet::default();
             for path in summary.imports.values() {
                 let mut end = 0;
                 while let Some(at) = path[end..].find('.') {
@@ -184,7 +186,7 @@ pub struct Checked<'a> {
 /// [`NESTING_BUDGET`], growing the caller's when it is smaller; a file nested deeper, or with a
 /// syntax error, has no events but what could not be parsed.
 pub fn check<'a>(text: &str, cx: &PyContext<'a>) -> Checked<'a> {
-    with_module(text, |module| match module {
+    with_module(text, |module, _| match module {
         Ok(module) => {
             let (events, summary, asked) = checker::check(module, text, cx);
             Checked {
@@ -201,22 +203,45 @@ pub fn check<'a>(text: &str, cx: &PyContext<'a>) -> Checked<'a> {
     })
 }
 
-/// Runs `f` on the syntax tree of `text`, safely for any input: nesting is checked first, and
-/// parsing, `f` and dropping the tree (which recurses as deep as it) run on a stack big enough
-/// for [`NESTING_BUDGET`]. A file nested too deep or with a syntax error is
-/// given to `f` as what could not be parsed.
-fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>) -> T) -> T {
-    stacker::maybe_grow(
-        NESTING_BUDGET + (16 << 20),
-        STACK_SIZE,
-        || match check_nesting(text) {
-            Err(unparsed) => f(Err(unparsed)),
-            Ok(()) => match ruff_python_parser::parse_module(text) {
-                Ok(parsed) => f(Ok(parsed.syntax())),
-                Err(error) => f(Err(unparsed(&error))),
-            },
-        },
-    )
+/// Runs `f` on the syntax tree of `text` and its tokens, safely for any input. The parser grows
+/// its own stack; the walks of the tree and its drop recurse as deep as it, so its depth is
+/// weighed from the parser's tokens first ([`weigh`]), and `f` and the drop run on a stack big
+/// enough for [`NESTING_BUDGET`]. A file nested deeper, or with a syntax error, is given to `f`
+/// as what could not be parsed; a tree too deep to drop is leaked (a file no one writes by
+/// hand: the run goes on).
+fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>, &[Token]) -> T) -> T {
+    stacker::maybe_grow(NESTING_BUDGET + (16 << 20), STACK_SIZE, || {
+        let parsed = ruff_python_parser::parse_unchecked(text, ParseOptions::from(Mode::Module))
+            .try_into_module()
+            .expect("module mode parses a module");
+        match weigh(parsed.tokens().iter().map(Token::kind)) {
+            Ok(()) => {
+                let tree = match parsed.errors().first() {
+                    Some(error) => Err(unparsed(error)),
+                    None => Ok(parsed.syntax()),
+                };
+                f(tree, parsed.tokens())
+            }
+            Err(too_deep) => {
+                let result = f(Err(too_deep), parsed.tokens());
+                std::mem::forget(parsed);
+                result
+            }
+        }
+    })
+}
+
+/// The `#` comments of a Python file, as ranges of `text` (none when the file nests too deep
+/// to parse safely).
+pub fn comments(text: &str) -> Vec<std::ops::Range<usize>> {
+    with_module(text, |tree, tokens| match tree {
+        Err(unparsed) if unparsed.message == TOO_DEEP => Vec::new(),
+        _ => tokens
+            .iter()
+            .filter(|token| token.kind() == TokenKind::Comment)
+            .map(|token| usize::from(token.start())..usize::from(token.end()))
+            .collect(),
+    })
 }
 
 /// Conservative stack cost, in bytes, of one level of each construct in an unoptimised build
@@ -226,17 +251,16 @@ const PER_GROUP: usize = 40 << 10;
 const PER_PREFIX: usize = 12 << 10;
 const PER_TOKEN: usize = 2 << 10;
 
-/// Checks with the lexer alone, before anything recurses into the file, that its deepest syntax
-/// tree fits in [`NESTING_BUDGET`]: depth comes from brackets and indented
-/// blocks, and from runs of tokens within one statement (`a + b + …`, `not not … x`).
-pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
-    use ruff_python_ast::token::TokenKind;
+/// What a file nested too deep to lint is told.
+const TOO_DEEP: &str = "nesting too deep to lint";
 
-    let mut lexer = ruff_python_parser::lexer::lex(text, ruff_python_parser::Mode::Module);
+/// Checks from a file's tokens, before anything recurses into its syntax tree, that the tree
+/// fits in [`NESTING_BUDGET`]: depth comes from brackets and indented blocks, and from runs of
+/// tokens within one statement (`a + b + …`, `not not … x`).
+fn weigh(kinds: impl Iterator<Item = TokenKind>) -> Result<(), Unparsed> {
     // For each open group: the cost of the path to it and the run so far.
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    loop {
-        let kind = lexer.next_token();
+    for kind in kinds {
         let (base, run) = stack.last_mut().expect("the file's level stays");
         let weight = match kind {
             TokenKind::EndOfFile => return Ok(()),
@@ -247,7 +271,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
             TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace | TokenKind::Indent => {
                 let path = *base + *run + PER_GROUP;
                 if path > NESTING_BUDGET {
-                    break;
+                    return Err(too_deep());
                 }
                 stack.push((path, 0));
                 continue;
@@ -272,13 +296,17 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
         };
         *run += weight;
         if *base + *run > NESTING_BUDGET {
-            break;
+            return Err(too_deep());
         }
     }
-    // The lexer tells kinds, not places: the whole file is what could not be linted.
-    Err(Unparsed {
+    Ok(())
+}
+
+/// A file nested deeper than [`NESTING_BUDGET`]: the whole file is what could not be linted.
+fn too_deep() -> Unparsed {
+    Unparsed {
         span: 0..0,
-        message: "nesting too deep to lint".to_owned(),
+        message: TOO_DEEP.to_owned(),
         label: "the syntax tree of this file is too deep".to_owned(),
         help: format!(
             "the file was not linted: its brackets, blocks or expression chains nest deeper \
@@ -286,7 +314,7 @@ pub fn check_nesting(text: &str) -> Result<(), Unparsed> {
              exclude the file if it is generated",
             NESTING_BUDGET >> 20
         ),
-    })
+    }
 }
 
 /// A syntax error, as a `parse_error` finding gives it.
@@ -312,7 +340,6 @@ fn unparsed(error: &ruff_python_parser::ParseError) -> Unparsed {
 pub fn items(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
     use ruff_python_ast::Stmt;
     use ruff_python_ast::statement_visitor::{self, StatementVisitor};
-    use ruff_text_size::Ranged;
 
     #[derive(Default)]
     struct Items {
@@ -333,7 +360,7 @@ pub fn items(text: &str) -> Vec<(std::ops::Range<usize>, String)> {
             self.path.pop();
         }
     }
-    with_module(text, |module| {
+    with_module(text, |module, _| {
         let mut items = Items::default();
         if let Ok(module) = module {
             items.visit_body(&module.body);

@@ -3,7 +3,7 @@
 //! to a library's dotted path through them, and the small readings of syntax every analysis
 //! shares (a literal string or integer, a dotted name, the names an assignment binds).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -33,11 +33,11 @@ pub(crate) fn package_of(cx: &PyContext<'_>) -> Vec<String> {
 #[derive(Debug, Default)]
 pub(crate) struct Scope {
     /// Names bound by imports → the dotted path they name.
-    pub(crate) imports: HashMap<String, String>,
+    pub(crate) imports: FxHashMap<String, String>,
     /// Names a `def` or `class` binds: they hide imports.
-    pub(crate) definitions: HashSet<String>,
+    pub(crate) definitions: FxHashSet<String>,
     /// Names bound otherwise (parameters, assignments, loop targets, relative imports).
-    pub(crate) locals: HashSet<String>,
+    pub(crate) locals: FxHashSet<String>,
     /// Modules whose names a glob import (`from utils import *`) brings.
     pub(crate) globs: Vec<String>,
 }
@@ -175,9 +175,9 @@ pub(crate) fn for_each_body(stmt: &Stmt, mut f: impl FnMut(&[Stmt])) {
 
 /// The names (and dotted attribute targets such as `self.w`) that statements assign, looking
 /// into compound statements; into nested functions only when `nested`.
-pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> HashSet<String> {
+pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> FxHashSet<String> {
     struct Assigned {
-        names: HashSet<String>,
+        names: FxHashSet<String>,
         nested: bool,
     }
     impl Assigned {
@@ -236,7 +236,7 @@ pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> HashSet<String> {
         }
     }
     let mut assigned = Assigned {
-        names: HashSet::new(),
+        names: FxHashSet::default(),
         nested,
     };
     for stmt in body {
@@ -249,11 +249,12 @@ pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> HashSet<String> {
 pub(crate) fn dotted(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Name(name) => Some(name.id.to_string()),
-        Expr::Attribute(attribute) => Some(format!(
-            "{}.{}",
-            dotted(&attribute.value)?,
-            attribute.attr.as_str()
-        )),
+        Expr::Attribute(attribute) => {
+            let mut path = dotted(&attribute.value)?;
+            path.push('.');
+            path.push_str(attribute.attr.as_str());
+            Some(path)
+        }
         _ => None,
     }
 }
@@ -426,11 +427,12 @@ impl<'a> Checker<'a, '_> {
                 };
                 Some(format!("{base}.{attribute}"))
             }
-            Expr::Attribute(attribute) => Some(format!(
-                "{}.{}",
-                self.resolve(&attribute.value)?,
-                attribute.attr.as_str()
-            )),
+            Expr::Attribute(attribute) => {
+                let mut path = self.resolve(&attribute.value)?;
+                path.push('.');
+                path.push_str(attribute.attr.as_str());
+                Some(path)
+            }
             _ => None,
         }
     }

@@ -156,7 +156,7 @@ fn files_nested_beyond_the_stack_are_reported_not_walked() {
     let deep = format!("x = {}1{}\n", "(".repeat(100_000), ")".repeat(100_000));
     assert_eq!(findings(&deep), ["parse_error:1"]);
     let fine = format!("x = {}1{}\n", "(".repeat(1_000), ")".repeat(1_000));
-    assert!(check_nesting(&fine).is_ok());
+    assert!(findings(&fine).is_empty());
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
     let module = "import torch\n\ndef pick():\n    torch.cuda.set_device(0)\n";
     let importing = |name: &str, path: &str, program: bool| {
         let summary = Summary {
-            imports: [(name.to_owned(), path.to_owned())].into(),
+            imports: [(name.to_owned(), path.to_owned())].into_iter().collect(),
             program,
             outside: name != "hubconf",
             ..Summary::default()

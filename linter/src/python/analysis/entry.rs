@@ -2,7 +2,7 @@
 //! handed to process and thread launchers (`torch.multiprocessing.spawn`, `Process(target=)`),
 //! scripts that do work at their top level, and configured entry points.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -15,7 +15,7 @@ use crate::python::semantic::*;
 /// one of its own functions returns), as a script without a main guard does, rather than only
 /// defining names.
 pub(crate) fn does_work(body: &[Stmt]) -> bool {
-    let defined: HashSet<&str> = body
+    let defined: FxHashSet<&str> = body
         .iter()
         .filter_map(|stmt| match stmt {
             Stmt::FunctionDef(def) => Some(def.name.as_str()),
@@ -62,12 +62,12 @@ pub(crate) fn is_main_guard(test: &Expr) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct EntryPoints {
     pub(crate) main_guard: bool,
-    pub(crate) functions: HashSet<String>,
+    pub(crate) functions: FxHashSet<String>,
 }
 
 impl EntryPoints {
     pub(crate) fn find(body: &[Stmt], scope: &Scope, cx: &PyContext<'_>) -> EntryPoints {
-        let defs: HashMap<&str, &ast::StmtFunctionDef> = body
+        let defs: FxHashMap<&str, &ast::StmtFunctionDef> = body
             .iter()
             .filter_map(|stmt| match stmt {
                 Stmt::FunctionDef(def) => Some((def.name.as_str(), def)),
@@ -146,15 +146,34 @@ pub(crate) fn named(body: &[Stmt]) -> Vec<String> {
 }
 
 /// The functions handed, by name, to a process or thread launcher anywhere in the module.
-pub(crate) fn launched(body: &[Stmt], imports: &HashMap<String, String>, api: &Api) -> Vec<String> {
+pub(crate) fn launched(
+    body: &[Stmt],
+    imports: &FxHashMap<String, String>,
+    api: &Api,
+) -> Vec<String> {
     struct Launches<'i> {
-        imports: &'i HashMap<String, String>,
+        imports: &'i FxHashMap<String, String>,
         api: &'i Api,
         targets: Vec<String>,
     }
     impl<'a> Visitor<'a> for Launches<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             let launcher = |call: &ast::ExprCall| -> Option<Option<usize>> {
+                // Most calls launch nothing: only a name that ends a table's item, or a
+                // `Process` or `Thread`, is resolved.
+                let last = match &*call.func {
+                    Expr::Name(name) => self
+                        .imports
+                        .get(name.id.as_str())
+                        .map_or(name.id.as_str(), |path| {
+                            path.rsplit('.').next().unwrap_or(path)
+                        }),
+                    Expr::Attribute(attribute) => attribute.attr.as_str(),
+                    _ => return None,
+                };
+                if !matches!(last, "Process" | "Thread") && !self.api.ends_an_item(last) {
+                    return None;
+                }
                 let path = dotted(&call.func).and_then(|d| {
                     let (first, rest) = d.split_once('.').unwrap_or((&d, ""));
                     let base = self.imports.get(first)?;

@@ -2,7 +2,7 @@
 //! (`"cuda" if torch.cuda.is_available() else "cpu"`, or an `if` chain that binds it) that
 //! nothing reports, so a job that lost its GPU runs on the CPU without a word.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -15,8 +15,8 @@ use crate::python::semantic::*;
 
 /// Whether a body reports something to a person (a print, a log, a warning), not looking into
 /// nested functions.
-pub(crate) fn reports(body: &[Stmt], reporting: &HashSet<String>) -> bool {
-    struct Reports<'r>(bool, &'r HashSet<String>);
+pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
+    struct Reports<'r>(bool, &'r FxHashSet<String>);
     impl<'a> Visitor<'a> for Reports<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
@@ -51,10 +51,10 @@ pub(crate) enum Fate {
     LookedAt,
 }
 
-pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &HashSet<String>) -> Fate {
+pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &FxHashSet<String>) -> Fate {
     struct Looks<'n> {
         name: &'n str,
-        reporting: &'n HashSet<String>,
+        reporting: &'n FxHashSet<String>,
         /// Where the choice was made: what is looked at before it is the caller's value.
         after: usize,
         /// Inside something that looks at what it contains.

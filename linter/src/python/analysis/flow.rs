@@ -2,7 +2,7 @@
 //! attributes and defaults, reported where they reach a device position (and not where they
 //! are a device type); the devices tensors are known to be on, and ops whose operands differ.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use ruff_python_ast::visitor::Visitor;
@@ -20,16 +20,16 @@ pub(crate) struct Flow {
     /// The first use of a GPU, for `CUDA_VISIBLE_DEVICES` set after it.
     pub(crate) first_device_use: Option<Range<usize>>,
     /// Tensors and devices whose device is known: name → device.
-    pub(crate) facts: HashMap<String, Fact>,
+    pub(crate) facts: FxHashMap<String, Fact>,
     /// Names bound to a device chosen by an availability check, with that check.
     pub(crate) fallbacks: Vec<(String, String, Range<usize>)>,
     /// Names bound to a device string whose meaning depends on its use (`device = "cuda"` is a
     /// device in `.to(device)`, a device type in `getattr(torch, device)`).
-    pub(crate) pending: HashMap<String, HeldDevice>,
+    pub(crate) pending: FxHashMap<String, HeldDevice>,
     /// Names bound to a string literal, for `getattr(torch, name)`.
-    pub(crate) strings: HashMap<String, String>,
+    pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
-    pub(crate) aliases: HashMap<String, String>,
+    pub(crate) aliases: FxHashMap<String, String>,
 }
 
 /// A device string bound to a name, reported where it first reaches a device position.

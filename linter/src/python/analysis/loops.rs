@@ -1,7 +1,7 @@
 //! Loop-invariant transfers in Python: `.to(device)` or `.cuda()` of a receiver the loop
 //! does not change, in a `for` or `while` body.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -17,15 +17,15 @@ use crate::python::semantic::*;
 pub(crate) struct Loop {
     pub(crate) keyword: Range<usize>,
     /// What the loop assigns, its targets included.
-    pub(crate) assigned: HashSet<String>,
+    pub(crate) assigned: FxHashSet<String>,
     /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): their
     /// transfers cannot be hoisted.
-    pub(crate) moved_twice: HashSet<String>,
+    pub(crate) moved_twice: FxHashSet<String>,
 }
 
 /// Receivers of more than one of `.cpu()`, `.cuda(...)` and `.to(...)` in a loop's body.
-pub(crate) fn moved_twice(body: &[Stmt]) -> HashSet<String> {
-    struct Moves(HashMap<String, usize>);
+pub(crate) fn moved_twice(body: &[Stmt]) -> FxHashSet<String> {
+    struct Moves(FxHashMap<String, usize>);
     impl<'a> Visitor<'a> for Moves {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Call(call) = expr
@@ -38,7 +38,7 @@ pub(crate) fn moved_twice(body: &[Stmt]) -> HashSet<String> {
             visitor::walk_expr(self, expr);
         }
     }
-    let mut moves = Moves(HashMap::new());
+    let mut moves = Moves(FxHashMap::default());
     visitor::walk_body(&mut moves, body);
     moves
         .0
