@@ -118,8 +118,24 @@ impl Scope {
                     for name in assigned_names(std::slice::from_ref(stmt), false) {
                         self.locals.insert(name);
                     }
-                    for_each_body(stmt, |body| self.collect(body, package));
+                    for_each_body(stmt, |body| self.collect_nested(body, package));
                 }
+            }
+        }
+    }
+
+    /// The imports and definitions of the bodies of a statement whose assigned names are
+    /// collected already (`assigned_names` looks into its bodies).
+    fn collect_nested(&mut self, body: &[Stmt], package: &[String]) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(_)
+                | Stmt::ImportFrom(_)
+                | Stmt::FunctionDef(_)
+                | Stmt::ClassDef(_) => {
+                    self.collect(std::slice::from_ref(stmt), package);
+                }
+                _ => for_each_body(stmt, |body| self.collect_nested(body, package)),
             }
         }
     }
