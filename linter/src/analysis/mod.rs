@@ -121,7 +121,7 @@ pub enum Event<'a> {
         /// The first device use earlier in the same function, if any.
         after_device_use: Option<Range<usize>>,
     },
-    /// A call of a function whose calls were asked for ([`FileContext::calls_to`]).
+    /// A call of a function whose calls were asked for (`FileContext::calls_to` of the Rust walk).
     Call(CallFact),
 }
 

@@ -399,7 +399,7 @@ pub struct Project {
     pub model: Model,
 }
 
-/// Finds what the paths hold ([`discover`](crate::discover)), reading the Rust files while
+/// Finds what the paths hold ([`discover`](mod@crate::discover)), reading the Rust files while
 /// `cargo metadata` answers, and places each Rust file in the workspace model.
 pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Project, DiscoverError> {
     let started = discover::start(paths, options)?;

@@ -1,5 +1,5 @@
 //! Python (PyTorch) files, linted by the same rules as Rust: the Python checker turns a file
-//! into the same [`Event`](crate::analysis::Event)s, and everything from there on (the rules'
+//! into the same [`Event`]s, and everything from there on (the rules'
 //! wording, levels, suppressions, baselines, reports) is shared.
 //!
 //! ## The parser

@@ -1,6 +1,6 @@
 //! Resolution: each file is walked once, resolved against the workspace model, and every use
 //! of a known API (resolved by path, never by name alone) and every fact the analyses draw
-//! becomes an [`Event`] that the rules word as findings.
+//! becomes an [`Event`](crate::analysis::Event) that the rules word as findings.
 //!
 //! The parts, kept apart as ruff keeps its semantic model, its checker and its rules:
 //! - [`semantic`]: what the code means: scopes and bindings (`scope`), types of expressions
@@ -38,7 +38,7 @@ pub struct FileContext<'a> {
     pub module: Vec<String>,
     /// Configured entry points, as full paths (`my_lib::launch::init_rank`).
     pub entry_points: &'a [String],
-    /// The functions whose calls the walk records ([`Event::Call`]), by name: asked for only
+    /// The functions whose calls the walk records ([`Event::Call`](crate::analysis::Event::Call)), by name: asked for only
     /// when findings depend on who calls those functions.
     pub calls_to: Option<&'a crate::api::NameSet>,
 }

@@ -5,7 +5,7 @@
 //! whatever the levels and suppressions of the choice's own finding; once every file is
 //! linted, the function becomes an API entry of its own that chooses the device implicitly,
 //! and its calls outside entry points are flagged like calls of `cuda_if_available`
-//! (`decide_choosers` in the crate root).
+//! (`decide_choosers` in `project`).
 
 use super::FnInfo;
 use crate::analysis::ApiUse;
