@@ -25,6 +25,9 @@ use cargo_placement::discover::{FileUnit, Options};
 use cargo_placement::project::discover;
 use cargo_placement::source::Language;
 
+// The linter's allocator, so that both sides of each ratio have it.
+cargo_placement::global_allocator!();
+
 /// Peak resident memory of this process so far, in MiB (Linux).
 fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
