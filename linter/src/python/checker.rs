@@ -21,8 +21,16 @@ use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::api::{Api, Role};
-use crate::python::analysis::{entry::*, fallback::*, flow::*, loops::*};
-use crate::python::semantic::*;
+use crate::python::analysis::{
+    entry::{EntryPoints, does_work, is_main_guard},
+    fallback::reports,
+    flow::{Choice, Flow, HeldDevice},
+    loops::Loop,
+};
+use crate::python::semantic::{
+    Scope, assigned_names, collect_names, dotted, forwards, integer, last_name, package_of, range,
+    says_device, string,
+};
 use crate::python::{Project, PyContext};
 use crate::source::FileRole;
 

@@ -12,7 +12,7 @@ use ruff_text_size::Ranged;
 
 use crate::api::Entry;
 use crate::python::PyContext;
-use crate::python::checker::*;
+use crate::python::checker::Checker;
 
 /// The package a file's relative imports start from: its own name for a package's
 /// `__init__.py`, its parent's for a module.

@@ -3,7 +3,7 @@
 
 use ruff_python_ast::{self as ast};
 
-use crate::python::checker::*;
+use crate::python::checker::Checker;
 
 impl<'a> Checker<'a, '_> {
     /// Whether a chooser's call leaves it the choice: it passes no device of its own

@@ -9,7 +9,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::api::{Api, Entry, Role};
 use crate::python::PyContext;
-use crate::python::semantic::*;
+use crate::python::semantic::{Scope, dotted, package_of};
 
 /// Whether a module's top level does work when it runs (calls something, loops, binds what
 /// one of its own functions returns), as a script without a main guard does, rather than only

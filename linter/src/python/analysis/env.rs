@@ -6,8 +6,8 @@ use std::ops::Range;
 use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::Event;
-use crate::python::checker::*;
-use crate::python::semantic::*;
+use crate::python::checker::Checker;
+use crate::python::semantic::{range, string};
 
 impl<'a> Checker<'a, '_> {
     /// `os.environ.setdefault(...)`, `os.environ.update(...)`.

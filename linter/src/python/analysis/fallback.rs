@@ -10,8 +10,8 @@ use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
-use crate::python::checker::*;
-use crate::python::semantic::*;
+use crate::python::checker::Checker;
+use crate::python::semantic::{dotted, last_name, peel_not, range, string};
 
 /// Whether a body reports something to a person (a print, a log, a warning), not looking into
 /// nested functions.

@@ -10,8 +10,8 @@ use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::{ApiUse, Event, Fact, How};
 use crate::api::Entry;
-use crate::python::checker::*;
-use crate::python::semantic::*;
+use crate::python::checker::Checker;
+use crate::python::semantic::{dotted, integer, last_name, range, says_device, string};
 use placement_device_name::DeviceName;
 
 /// What one function (or the module's top level) has shown so far.

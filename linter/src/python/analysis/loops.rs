@@ -9,8 +9,8 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
-use crate::python::checker::*;
-use crate::python::semantic::*;
+use crate::python::checker::Checker;
+use crate::python::semantic::{assigned_names, collect_names, dotted, peel, root};
 
 /// A loop being walked.
 #[derive(Debug)]
