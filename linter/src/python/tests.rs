@@ -297,3 +297,35 @@ fn the_first_pass_stands_unless_the_project_answers_otherwise() {
         ]
     );
 }
+
+#[test]
+fn configured_names_are_known_like_torchs() {
+    let source = "\
+import torch
+from mylib import gpu
+
+def pick():
+    return \"cuda\" if gpu.has_gpu() else \"cpu\"
+
+def report():
+    device = \"cuda\" if torch.cuda.is_available() else \"cpu\"
+    emit(device)
+    return device
+";
+    let rules = |extra: &str| {
+        let api = Api::python(toml::from_str(extra).expect("table")).expect("tables");
+        let cx = context(&api, FileRole::Library, true, "pkg.mod", &[]);
+        lint(source, &cx)
+            .iter()
+            .map(|f| {
+                let line = source[..f.span.start].matches('\n').count() + 1;
+                format!("{}:{line}", f.rule.name)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rules(""), ["silent_cpu_fallback:8"]);
+    // A project's own availability check chooses as torch's does, and its own way of telling
+    // a person what was chosen reports the choice as `print` does.
+    let configured = "[names]\navailability = [\"mylib.gpu.has_gpu\"]\nreporting = [\"emit\"]\n";
+    assert_eq!(rules(configured), ["silent_cpu_fallback:5"]);
+}
