@@ -47,7 +47,7 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         let checked = crate::project::python_files::lint(&text, &cx);
         if let Some(settled) = first.provisional.confirm(&project) {
             assert_eq!(
-                settled,
+                settled.findings,
                 checked,
                 "{}: the first pass settled otherwise",
                 path.display()

@@ -418,7 +418,7 @@ struct Run {
     python: python::Project,
     /// The findings of the Python files that the first pass settled (see
     /// [`python::Project::confirm`]); the others are checked again.
-    settled: HashMap<PathBuf, Vec<Finding>>,
+    settled: HashMap<PathBuf, python_files::Settled>,
 }
 
 impl Run {
@@ -656,6 +656,12 @@ fn linting<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// Reads and lints one file. A file over the size limit or not valid UTF-8 gets a
 /// `parse_error` finding and is not linted.
 fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
+    if let Some(settled) = run.settled.get(&unit.path)
+        && settled.findings.is_empty()
+        && !settled.allows
+    {
+        return UnitResult::default();
+    }
     let config = run.session.config(&unit);
     let limit = config.max_file_size.0;
     let too_big = std::fs::metadata(&unit.path)
@@ -690,7 +696,7 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
     let (text, findings) = match source::decode(bytes) {
         Ok(text) if unit.language == Language::Python => {
             let findings = match run.settled.get(&unit.path) {
-                Some(findings) => findings.clone(),
+                Some(settled) => settled.findings.clone(),
                 None => {
                     python_files::lint(&text, &python_files::context(&unit, config, &run.python))
                 }

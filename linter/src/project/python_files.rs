@@ -29,17 +29,26 @@ pub struct FirstPass {
 /// A file's findings from the first pass, and what it asked of the project to reach them.
 #[derive(Debug)]
 pub struct Provisional {
-    findings: Vec<Finding>,
+    settled: Settled,
     asked: python::Asked,
+}
+
+/// The findings of a file that the first pass settled.
+#[derive(Debug)]
+pub struct Settled {
+    pub findings: Vec<Finding>,
+    /// Whether the file has `placement: allow` comments, which are read when its findings are
+    /// reported: a settled file with neither is not read again.
+    pub allows: bool,
 }
 
 impl Provisional {
     /// The findings, when they stand: the project answers everything the file asked of it as
     /// a project of no files does. Otherwise the file is checked again with [`lint`].
-    pub fn confirm(self, project: &python::Project) -> Option<Vec<Finding>> {
+    pub fn confirm(self, project: &python::Project) -> Option<Settled> {
         project
             .answers_as_none(&self.asked)
-            .then_some(self.findings)
+            .then_some(self.settled)
     }
 }
 
@@ -50,7 +59,10 @@ pub fn first_pass(text: &str, cx: &PyContext<'_>) -> FirstPass {
     FirstPass {
         summary: checked.summary,
         provisional: Provisional {
-            findings: word(checked.events),
+            settled: Settled {
+                findings: word(checked.events),
+                allows: super::suppress::has_directives(text),
+            },
             asked: checked.asked,
         },
     }
@@ -72,9 +84,7 @@ fn word(events: Result<Vec<Event<'_>>, Unparsed>) -> Vec<Finding> {
 /// The first pass over the Python files: what each tells the others (its device choosers,
 /// what its imports bind), and the findings of the files whose check the others do not change.
 /// A file that cannot be read here is reported by the second pass.
-pub(super) fn first_pass_over(
-    session: &Session,
-) -> (python::Project, HashMap<PathBuf, Vec<Finding>>) {
+pub(super) fn first_pass_over(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>) {
     let empty = python::Project::default();
     let (summaries, provisional): (Vec<_>, Vec<_>) = session
         .files

@@ -39,6 +39,11 @@ fn directive(body: &str) -> Option<HashSet<String>> {
     )
 }
 
+/// Whether `text` may hold a `placement: allow(...)` directive.
+pub fn has_directives(text: &str) -> bool {
+    text.contains(MARKER)
+}
+
 impl Suppressions {
     pub fn parse(text: &str) -> Suppressions {
         let mut found = Suppressions::default();
@@ -69,7 +74,7 @@ impl Suppressions {
     /// The directives of a Python file's `#` comments.
     pub fn parse_python(text: &str) -> Suppressions {
         let mut found = Suppressions::default();
-        if !text.contains(MARKER) {
+        if !has_directives(text) {
             return found;
         }
         let lines = LineIndex::new(text);

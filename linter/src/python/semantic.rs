@@ -63,51 +63,7 @@ impl Scope {
     pub(crate) fn collect(&mut self, body: &[Stmt], package: &[String]) {
         for stmt in body {
             match stmt {
-                Stmt::Import(import) => {
-                    for alias in &import.names {
-                        let name = alias.name.as_str();
-                        match &alias.asname {
-                            Some(asname) => {
-                                self.imports.insert(asname.to_string(), name.to_owned());
-                            }
-                            None => {
-                                let first = name.split('.').next().unwrap_or(name);
-                                self.imports.insert(first.to_owned(), first.to_owned());
-                            }
-                        }
-                    }
-                }
-                Stmt::ImportFrom(import) => {
-                    // A relative import names the project's own module, from the file's package.
-                    let from = match import.level {
-                        0 => import.module.as_ref().map(|m| m.to_string()),
-                        level => {
-                            let up = level as usize - 1;
-                            (up <= package.len()).then(|| {
-                                let mut parts = package[..package.len() - up].to_vec();
-                                parts.extend(import.module.iter().map(|m| m.to_string()));
-                                parts.join(".")
-                            })
-                        }
-                    };
-                    for alias in &import.names {
-                        if let Some(module) = from.as_ref().filter(|_| alias.name.as_str() == "*") {
-                            self.globs.push(module.clone());
-                            continue;
-                        }
-                        let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
-                        match &from {
-                            Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
-                                let path = format!("{module}.{}", alias.name.as_str());
-                                self.imports.insert(bound, path);
-                            }
-                            // What a glob brings, or a module above the top: unknown.
-                            _ => {
-                                self.locals.insert(bound);
-                            }
-                        }
-                    }
-                }
+                Stmt::Import(_) | Stmt::ImportFrom(_) => self.import(stmt, package),
                 Stmt::FunctionDef(def) => {
                     self.definitions.insert(def.name.to_string());
                 }
@@ -122,6 +78,75 @@ impl Scope {
                 }
             }
         }
+    }
+
+    /// What an `import` or `from ... import` statement binds.
+    fn import(&mut self, stmt: &Stmt, package: &[String]) {
+        match stmt {
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    let name = alias.name.as_str();
+                    match &alias.asname {
+                        Some(asname) => {
+                            self.imports.insert(asname.to_string(), name.to_owned());
+                        }
+                        None => {
+                            let first = name.split('.').next().unwrap_or(name);
+                            self.imports.insert(first.to_owned(), first.to_owned());
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                // A relative import names the project's own module, from the file's package.
+                let from = match import.level {
+                    0 => import.module.as_ref().map(|m| m.to_string()),
+                    level => {
+                        let up = level as usize - 1;
+                        (up <= package.len()).then(|| {
+                            let mut parts = package[..package.len() - up].to_vec();
+                            parts.extend(import.module.iter().map(|m| m.to_string()));
+                            parts.join(".")
+                        })
+                    }
+                };
+                for alias in &import.names {
+                    if let Some(module) = from.as_ref().filter(|_| alias.name.as_str() == "*") {
+                        self.globs.push(module.clone());
+                        continue;
+                    }
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
+                    match &from {
+                        Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
+                            let path = format!("{module}.{}", alias.name.as_str());
+                            self.imports.insert(bound, path);
+                        }
+                        // What a glob brings, or a module above the top: unknown.
+                        _ => {
+                            self.locals.insert(bound);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The imports of a body, wherever they are in it but in nested functions and classes: what
+    /// `Scope::of` would give as its imports, without the rest of the scope.
+    pub(crate) fn imports_of(body: &[Stmt], package: &[String]) -> FxHashMap<String, String> {
+        fn collect(scope: &mut Scope, body: &[Stmt], package: &[String]) {
+            for stmt in body {
+                match stmt {
+                    Stmt::Import(_) | Stmt::ImportFrom(_) => scope.import(stmt, package),
+                    Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                    _ => for_each_body(stmt, |body| collect(scope, body, package)),
+                }
+            }
+        }
+        let mut scope = Scope::default();
+        collect(&mut scope, body, package);
+        scope.imports
     }
 
     /// The imports and definitions of the bodies of a statement whose assigned names are

@@ -88,8 +88,9 @@ impl EntryPoints {
         }
         // Every import of the file, wherever it is, for the launchers' paths.
         let mut imports = scope.imports.clone();
+        let package = package_of(cx);
         for def in defs.values() {
-            imports.extend(Scope::of(&def.body, None, &package_of(cx)).imports);
+            imports.extend(Scope::imports_of(&def.body, &package));
         }
         pending.extend(launched(body, &imports, cx.api));
         pending.extend(
