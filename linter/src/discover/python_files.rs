@@ -1,6 +1,7 @@
 //! Where each Python file is: the package whose configuration it takes, its role by the
 //! conventions of pytest and of projects' layouts, and its dotted module name.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::{FileUnit, Session};
@@ -12,13 +13,14 @@ impl Session {
     /// configuration excludes, and gives each a role and module name from where it is.
     pub(super) fn assign_python(&mut self, files: Vec<(PathBuf, usize)>) {
         let roots = self.package_roots();
+        let mut packages = Packages::default();
         for (path, around) in files {
             let Some(package) = self.package_of(&roots, &path, around) else {
                 continue;
             };
             let root = &self.workspaces[self.packages[package].workspace].root;
             let inside = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-            let module = python_module(&path);
+            let module = python_module(&path, &mut packages);
             self.files.push(FileUnit {
                 relative: self.relative(&path),
                 role: python_role(&inside),
@@ -71,9 +73,11 @@ fn python_role(inside: &Path) -> FileRole {
 /// A Python file's module name, as Python imports it: the file's stem after the chain of
 /// package folders (with an `__init__.py`) that hold it (`src/pkg/train.py` → `pkg.train`,
 /// `pkg/__init__.py` → `pkg`), for configured entry points.
-fn python_module(path: &Path) -> Vec<String> {
-    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_owned);
-    let mut module: Vec<String> = Vec::new();
+fn python_module(path: &Path, packages: &mut Packages) -> Vec<String> {
+    let mut module = path
+        .parent()
+        .map(|dir| packages.of(dir))
+        .unwrap_or_default();
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -81,11 +85,31 @@ fn python_module(path: &Path) -> Vec<String> {
     if stem != "__init__" {
         module.push(stem.to_owned());
     }
-    let mut dir = path.parent();
-    while let Some(package) = dir.filter(|d| d.join("__init__.py").is_file()) {
-        module.extend(name(package));
-        dir = package.parent();
-    }
-    module.reverse();
     module
+}
+
+/// The dotted path of each folder as a package (`["pkg", "sub"]`: it and the folders above it
+/// hold `__init__.py`), empty for a folder that is no package; each folder is looked at once.
+#[derive(Debug, Default)]
+struct Packages(HashMap<PathBuf, Vec<String>>);
+
+impl Packages {
+    fn of(&mut self, dir: &Path) -> Vec<String> {
+        if let Some(known) = self.0.get(dir) {
+            return known.clone();
+        }
+        let path = match dir.join("__init__.py").is_file() {
+            true => {
+                let mut path = dir
+                    .parent()
+                    .map(|parent| self.of(parent))
+                    .unwrap_or_default();
+                path.extend(dir.file_name().and_then(|n| n.to_str()).map(str::to_owned));
+                path
+            }
+            false => Vec::new(),
+        };
+        self.0.insert(dir.to_path_buf(), path.clone());
+        path
+    }
 }

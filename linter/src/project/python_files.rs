@@ -46,9 +46,7 @@ impl Provisional {
     /// The findings, when they stand: the project answers everything the file asked of it as
     /// a project of no files does. Otherwise the file is checked again with [`lint`].
     pub fn confirm(self, project: &python::Project) -> Option<Settled> {
-        project
-            .answers_as_none(&self.asked)
-            .then_some(self.settled)
+        project.answers_as_none(&self.asked).then_some(self.settled)
     }
 }
 
@@ -124,16 +122,17 @@ pub fn context<'a>(
     project: &'a python::Project,
 ) -> python::PyContext<'a> {
     let dir = unit.path.parent();
+    let is_init = unit
+        .path
+        .file_name()
+        .is_some_and(|name| name == "__init__.py");
     python::PyContext {
         api: &config.python_api,
         role: unit.role,
         in_package: dir.is_some_and(|dir| dir.join("__init__.py").is_file()),
         module: unit.module.join("."),
         entry_points: &config.entry_points,
-        is_init: unit
-            .path
-            .file_name()
-            .is_some_and(|name| name == "__init__.py"),
+        is_init,
         project,
         folder: dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
     }
