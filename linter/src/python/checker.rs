@@ -110,6 +110,7 @@ pub(super) fn check<'a>(
         package: base,
         choosers: Vec::new(),
         asked: RefCell::new(asked),
+        resolved: RefCell::default(),
         events: Vec::new(),
     };
     for stmt in &module.body {
@@ -177,6 +178,9 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) choosers: Vec<String>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
+    /// The paths expressions of the statement being walked resolved to, by node: each
+    /// analysis that asks of a call gets its path without resolving it again.
+    pub(crate) resolved: RefCell<FxHashMap<*const Expr, Option<String>>>,
     pub(crate) events: Vec<Event<'a>>,
 }
 
@@ -410,6 +414,7 @@ impl<'a> Checker<'a, '_> {
                             self.function.flow.aliases.remove(&name);
                         }
                     }
+                    self.forget_resolved();
                     match self.fact_of(value) {
                         Some(fact) => {
                             self.function.flow.facts.insert(name.clone(), fact);
@@ -474,6 +479,7 @@ impl<'a> Checker<'a, '_> {
         self.scopes
             .push(Scope::of(&def.body, Some(&def.parameters), &self.package));
         let outer = std::mem::replace(&mut self.function, state);
+        self.forget_resolved();
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
@@ -494,6 +500,7 @@ impl<'a> Checker<'a, '_> {
         self.finish_flow(&def.body);
         self.function = outer;
         self.scopes.pop();
+        self.forget_resolved();
         self.class_body = owner;
         self.qualname.pop();
     }
@@ -501,7 +508,10 @@ impl<'a> Checker<'a, '_> {
 
 impl<'v> Visitor<'v> for Checker<'_, '_> {
     fn visit_stmt(&mut self, stmt: &'v Stmt) {
+        // What names mean changes between statements (assignments, functions entered).
+        self.forget_resolved();
         self.stmt(stmt);
+        self.forget_resolved();
     }
 
     fn visit_expr(&mut self, expr: &'v Expr) {

@@ -411,6 +411,21 @@ pub(crate) fn peel(expr: &Expr) -> &Expr {
 impl<'a> Checker<'a, '_> {
     /// The dotted path an expression names through imports, when it names a library's item.
     pub(crate) fn resolve(&self, expr: &Expr) -> Option<String> {
+        let node = std::ptr::from_ref(expr);
+        if let Some(known) = self.resolved.borrow().get(&node) {
+            return known.clone();
+        }
+        let path = self.resolve_afresh(expr);
+        self.resolved.borrow_mut().insert(node, path.clone());
+        path
+    }
+
+    /// Forgets what expressions resolved to, once what names mean may have changed.
+    pub(crate) fn forget_resolved(&self) {
+        self.resolved.borrow_mut().clear();
+    }
+
+    fn resolve_afresh(&self, expr: &Expr) -> Option<String> {
         match expr {
             Expr::Name(name) if self.function.flow.aliases.contains_key(name.id.as_str()) => {
                 self.function.flow.aliases.get(name.id.as_str()).cloned()
