@@ -71,9 +71,7 @@ impl Scope {
                     self.definitions.insert(class.name.to_string());
                 }
                 _ => {
-                    for name in assigned_names(std::slice::from_ref(stmt), false) {
-                        self.locals.insert(name);
-                    }
+                    assign_names(std::slice::from_ref(stmt), false, &mut self.locals);
                     for_each_body(stmt, |body| self.collect_nested(body, package));
                 }
             }
@@ -217,11 +215,18 @@ pub(crate) fn for_each_body(stmt: &Stmt, mut f: impl FnMut(&[Stmt])) {
 /// The names (and dotted attribute targets such as `self.w`) that statements assign, looking
 /// into compound statements; into nested functions only when `nested`.
 pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> FxHashSet<String> {
-    struct Assigned {
-        names: FxHashSet<String>,
+    let mut names = FxHashSet::default();
+    assign_names(body, nested, &mut names);
+    names
+}
+
+/// [`assigned_names`], added to `names`.
+fn assign_names(body: &[Stmt], nested: bool, names: &mut FxHashSet<String>) {
+    struct Assigned<'n> {
+        names: &'n mut FxHashSet<String>,
         nested: bool,
     }
-    impl Assigned {
+    impl Assigned<'_> {
         fn target(&mut self, target: &Expr) {
             match target {
                 Expr::Name(name) => {
@@ -239,7 +244,7 @@ pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> FxHashSet<String> {
             }
         }
     }
-    impl<'a> Visitor<'a> for Assigned {
+    impl<'a> Visitor<'a> for Assigned<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             match stmt {
                 Stmt::Assign(s) => s.targets.iter().for_each(|t| self.target(t)),
@@ -276,14 +281,10 @@ pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> FxHashSet<String> {
             visitor::walk_expr(self, expr);
         }
     }
-    let mut assigned = Assigned {
-        names: FxHashSet::default(),
-        nested,
-    };
+    let mut assigned = Assigned { names, nested };
     for stmt in body {
         assigned.visit_stmt(stmt);
     }
-    assigned.names
 }
 
 /// `a.b.c` for a chain of attributes on a name.
