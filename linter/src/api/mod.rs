@@ -442,6 +442,8 @@ pub struct Api {
     prefixes: HashSet<String>,
     /// Names known by the part they play in a call.
     pub names: CallNames,
+    /// The last names of the items that start a process or a thread (`spawn`, `Process`).
+    launchers: Vec<String>,
 }
 
 /// A set of names that can be asked about an identifier without making a string of it: most
@@ -625,6 +627,12 @@ impl Api {
             self.trigger_items
                 .insert(path.rsplit("::").next().unwrap_or_default());
         }
+        if let Role::SpawnThread { .. } = entry.role {
+            let last = path.rsplit("::").next().unwrap_or_default();
+            if !self.launchers.iter().any(|known| known == last) {
+                self.launchers.push(last.to_owned());
+            }
+        }
         self.add_type_name(entry.returns.as_deref());
         if let Role::Variant { payload } = &entry.role {
             self.add_type_name(Some(payload));
@@ -747,6 +755,11 @@ impl Api {
     /// Whether an item whose path ends with `name` can start a finding.
     pub fn triggering_item(&self, name: &str) -> bool {
         self.trigger_items.contains(name)
+    }
+
+    /// The last names of the items that start a process or a thread.
+    pub fn launchers(&self) -> &[String] {
+        &self.launchers
     }
 
     /// Whether some item path of a table ends with this name.

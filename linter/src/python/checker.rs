@@ -67,7 +67,7 @@ pub(super) fn check<'a>(
 ) -> (Vec<Event<'a>>, Summary, Asked) {
     let base = package_of(cx);
     let module_scope = Scope::of(&module.body, None, &base);
-    let entries = EntryPoints::find(&module.body, &module_scope, cx);
+    let entries = EntryPoints::find(&module.body, text, &module_scope, cx);
     // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
     // it imports is.
     let outside = !cx.in_package && cx.module != "hubconf";

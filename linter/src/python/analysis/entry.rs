@@ -66,7 +66,12 @@ pub(crate) struct EntryPoints {
 }
 
 impl EntryPoints {
-    pub(crate) fn find(body: &[Stmt], scope: &Scope, cx: &PyContext<'_>) -> EntryPoints {
+    pub(crate) fn find(
+        body: &[Stmt],
+        text: &str,
+        scope: &Scope,
+        cx: &PyContext<'_>,
+    ) -> EntryPoints {
         let defs: FxHashMap<&str, &ast::StmtFunctionDef> = body
             .iter()
             .filter_map(|stmt| match stmt {
@@ -86,13 +91,23 @@ impl EntryPoints {
                 pending.extend(named(&guard.body));
             }
         }
-        // Every import of the file, wherever it is, for the launchers' paths.
-        let mut imports = scope.imports.clone();
-        let package = package_of(cx);
-        for def in defs.values() {
-            imports.extend(Scope::imports_of(&def.body, &package));
+        // A launch names its launcher in the file: where it is called, or where the import
+        // that renames it is.
+        let may_launch = ["Process", "Thread"].iter().any(|name| text.contains(name))
+            || cx
+                .api
+                .launchers()
+                .iter()
+                .any(|name| text.contains(name.as_str()));
+        if may_launch {
+            // Every import of the file, wherever it is, for the launchers' paths.
+            let mut imports = scope.imports.clone();
+            let package = package_of(cx);
+            for def in defs.values() {
+                imports.extend(Scope::imports_of(&def.body, &package));
+            }
+            pending.extend(launched(body, &imports, cx.api));
         }
-        pending.extend(launched(body, &imports, cx.api));
         pending.extend(
             defs.keys()
                 .filter(|name| {
