@@ -8,9 +8,14 @@
 //! configuration's `exclude` names them; files that belong to no package are linted with roles
 //! guessed from where they are.
 //!
-//! Packages and targets come from `cargo metadata --no-deps` ([`cargo`]), run for each
+//! Packages and targets come from `cargo metadata --no-deps` (`cargo`), run for each
 //! workspace in parallel with the walk. When it fails, the manifests are read directly
-//! ([`manifest`]) and a note on stderr says what was degraded and why. Nothing is built or run.
+//! (`manifest`) and a note on stderr says what was degraded and why. Nothing is built or run.
+//!
+//! Discovery is data: it names the files, their packages and configurations, and where each
+//! Python file is (`python_files`). It runs in two steps ([`start`], [`Started::finish`]) so
+//! that the Rust front end can read the Rust files while `cargo metadata` answers; that front
+//! end then places each Rust file in its crate (`rust::workspace`).
 
 mod cargo;
 mod manifest;

@@ -1,6 +1,16 @@
-//! Python (PyTorch) files, linted by the same rules as Rust: the Python checker turns a file
-//! into the same [`Event`]s, and everything from there on (the rules'
-//! wording, levels, suppressions, baselines, reports) is shared.
+//! The Python (PyTorch) front end, linted by the same rules as Rust: a file is parsed once and
+//! walked into the same [`Event`]s, and everything from there on (the rules' wording, levels,
+//! suppressions, baselines, reports) is shared.
+//!
+//! The parts, kept apart as the Rust front end's are:
+//! - this module: the parser's entry ([`check`]), the nesting weighed from the parser's tokens,
+//!   and [`Project`], what the project's files tell each other (device choosers, what imports
+//!   bind, which modules only programs import);
+//! - `semantic`: what names mean: the scopes of a module and of each function, resolution of a
+//!   name or attribute chain through them;
+//! - `checker`: the traversal, with the state of the function being walked as one value;
+//! - `analysis/`: one module per analysis (entry points, choosers, environment writes, silent
+//!   fallbacks, device flow, loop transfers), named as the Rust front end's are.
 //!
 //! ## The parser
 //! Candidates, compared on what a linter needs:

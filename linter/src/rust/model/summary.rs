@@ -1,5 +1,5 @@
 //! A file's summary for the workspace model: its modules, the items they define, their `use`
-//! declarations and `mod` declarations, read from the file's tokens ([`super::lex`]) in one
+//! declarations and `mod` declarations, read from the file's tokens (`lex`) in one
 //! pass, without parsing function bodies. This is what lets every file be resolved against the
 //! whole workspace while each file is still parsed only once.
 //!

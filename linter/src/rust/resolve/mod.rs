@@ -3,11 +3,11 @@
 //! becomes an [`Event`](crate::analysis::Event) that the rules word as findings.
 //!
 //! The parts, kept apart as ruff keeps its semantic model, its checker and its rules:
-//! - [`semantic`]: what the code means: scopes and bindings (`scope`), types of expressions
+//! - `semantic`: what the code means: scopes and bindings (`scope`), types of expressions
 //!   and patterns (`infer`), the devices values are on (`facts`);
-//! - [`checker`]: the traversal, which keeps the semantic model up to date and calls the
+//! - `checker`: the traversal, which keeps the semantic model up to date and calls the
 //!   analyses' hooks;
-//! - [`analysis`]: one module per analysis (entry points, the current context, defaults,
+//! - `analysis`: one module per analysis (entry points, the current context, defaults,
 //!   silent fallbacks, loop invariance, device flow, environment variables, macro bodies),
 //!   each with its own per-function state.
 
