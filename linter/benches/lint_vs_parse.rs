@@ -51,18 +51,21 @@ fn cpu_time() -> Option<Duration> {
 fn parse_only(units: &[FileUnit]) -> usize {
     units
         .par_iter()
-        .map(|unit| {
-            let text = std::fs::read_to_string(&unit.path).unwrap_or_default();
-            match unit.language {
-                Language::Rust => {
-                    let parsed = syn::parse_file(&text).is_ok() as usize;
-                    proc_macro2::extra::invalidate_current_thread_spans();
-                    parsed
-                }
-                Language::Python => ruff_python_parser::parse_module(&text).is_ok() as usize,
-            }
-        })
+        .map(|unit| parse_file(&unit.path, unit.language))
         .sum()
+}
+
+/// Reads and parses one file with its language's parser: 1 when it parses.
+fn parse_file(path: &Path, language: Language) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    match language {
+        Language::Rust => {
+            let parsed = syn::parse_file(&text).is_ok() as usize;
+            proc_macro2::extra::invalidate_current_thread_spans();
+            parsed
+        }
+        Language::Python => ruff_python_parser::parse_module(&text).is_ok() as usize,
+    }
 }
 
 /// Lints every folder once: the findings, and the time discovery took.
@@ -227,14 +230,11 @@ fn parse_files(list: &Path) {
         .collect::<Vec<_>>()
         .par_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            if path.ends_with(".py") {
-                ruff_python_parser::parse_module(&text).is_ok() as usize
-            } else {
-                let parsed = syn::parse_file(&text).is_ok() as usize;
-                proc_macro2::extra::invalidate_current_thread_spans();
-                parsed
-            }
+            let language = match path.ends_with(".py") {
+                true => Language::Python,
+                false => Language::Rust,
+            };
+            parse_file(Path::new(path), language)
         })
         .sum();
     assert!(parsed > 0 || text.is_empty());

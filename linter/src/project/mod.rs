@@ -234,10 +234,7 @@ fn decide_choosers(
             .filter(|unit| callers(unit))
             .filter_map(|unit| {
                 let text = std::fs::read_to_string(&unit.path).ok()?;
-                let mentions = text
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .any(|word| names.contains(word));
-                if !mentions {
+                if !mentions(&text, &names) {
                     return None;
                 }
                 let api = &apis[&std::ptr::from_ref(run.session.config(unit)).addr()];
@@ -246,12 +243,10 @@ fn decide_choosers(
             })
             .collect();
         for (unit, result) in relinted {
-            let same = |linted: &LintedFile| {
-                linted.unit.path == unit.path && linted.unit.crate_id == unit.crate_id
-            };
-            files.retain(|linted| !same(linted));
+            let key = FileKey::of(&unit);
+            files.retain(|linted| FileKey::of(&linted.unit) != key);
             files.extend(result.file);
-            facts.insert(FileKey::of(&unit), result.choosers);
+            facts.insert(key, result.choosers);
         }
         files.sort_by(|a, b| a.unit.relative.cmp(&b.unit.relative));
     }
@@ -589,15 +584,19 @@ fn decide_requirements(run: &Run, files: &mut Vec<LintedFile>) {
     files.retain(|file| !file.diagnostics.is_empty());
 }
 
+/// Whether `text` has one of `names` as a word: a file that names none of the functions the
+/// crate asks about cannot call them.
+fn mentions(text: &str, names: &NameSet) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| names.contains(word))
+}
+
 /// The calls of `names` in a file (none when its text mentions none of them).
 fn calls_in(run: &Run, unit: &FileUnit, names: &NameSet) -> Vec<CallFact> {
     let Ok(text) = std::fs::read_to_string(&unit.path) else {
         return Vec::new();
     };
-    let mentions = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .any(|word| names.contains(word));
-    if !mentions {
+    if !mentions(&text, names) {
         return Vec::new();
     }
     let cx = rust_context(run, unit, Some(names));

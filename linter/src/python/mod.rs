@@ -241,16 +241,14 @@ fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>, &[Tok
     })
 }
 
-/// The `#` comments of a Python file, as ranges of `text` (none when the file nests too deep
-/// to parse safely).
+/// The `#` comments of a Python file, as ranges of `text`.
 pub fn comments(text: &str) -> Vec<std::ops::Range<usize>> {
-    with_module(text, |tree, tokens| match tree {
-        Err(unparsed) if unparsed.message == TOO_DEEP => Vec::new(),
-        _ => tokens
+    with_module(text, |_, tokens| {
+        tokens
             .iter()
             .filter(|token| token.kind() == TokenKind::Comment)
             .map(|token| usize::from(token.start())..usize::from(token.end()))
-            .collect(),
+            .collect()
     })
 }
 
@@ -260,9 +258,6 @@ pub fn comments(text: &str) -> Vec<std::ops::Range<usize>> {
 const PER_GROUP: usize = 40 << 10;
 const PER_PREFIX: usize = 12 << 10;
 const PER_TOKEN: usize = 2 << 10;
-
-/// What a file nested too deep to lint is told.
-const TOO_DEEP: &str = "nesting too deep to lint";
 
 /// Checks from a file's tokens, before anything recurses into its syntax tree, that the tree
 /// fits in [`NESTING_BUDGET`]: depth comes from brackets and indented blocks, and from runs of
@@ -316,7 +311,7 @@ fn weigh(kinds: impl Iterator<Item = TokenKind>) -> Result<(), Unparsed> {
 fn too_deep() -> Unparsed {
     Unparsed {
         span: 0..0,
-        message: TOO_DEEP.to_owned(),
+        message: "nesting too deep to lint".to_owned(),
         label: "the syntax tree of this file is too deep".to_owned(),
         help: format!(
             "the file was not linted: its brackets, blocks or expression chains nest deeper \
