@@ -28,8 +28,8 @@ use crate::python::analysis::{
     loops::Loop,
 };
 use crate::python::semantic::{
-    Scope, assigned_names, collect_names, dotted, forwards, integer, last_name, package_of, range,
-    says_device, string,
+    Imports, Scope, Walrus, assigned_names, collect_names, dotted, forwards, integer, last_name,
+    package_of, range, says_device, string,
 };
 use crate::python::{Project, PyContext};
 use crate::source::FileRole;
@@ -39,7 +39,7 @@ use crate::source::FileRole;
 #[derive(Debug, Default)]
 pub struct Summary {
     pub choosers: Vec<String>,
-    pub imports: FxHashMap<String, String>,
+    pub imports: Imports,
     /// Whether the file is a program (a script, a test) by what it shows itself: what only
     /// programs import is part of them.
     pub program: bool,
@@ -66,7 +66,8 @@ pub(super) fn check<'a>(
     cx: &PyContext<'a>,
 ) -> (Vec<Event<'a>>, Summary, Asked) {
     let base = package_of(cx);
-    let module_scope = Scope::of(&module.body, None, &base);
+    let walrus = Walrus::of(text);
+    let module_scope = Scope::of(&module.body, None, &base, walrus);
     let entries = EntryPoints::find(&module.body, text, &module_scope, cx);
     // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
     // it imports is.
@@ -90,6 +91,7 @@ pub(super) fn check<'a>(
     let mut checker = Checker {
         api: cx.api,
         text,
+        walrus,
         scopes: vec![module_scope],
         entries,
         program,
@@ -144,6 +146,8 @@ pub(crate) struct FnState {
 pub(crate) struct Checker<'a, 't> {
     pub(crate) api: &'a Api,
     pub(crate) text: &'t str,
+    /// Whether the file's expressions may assign names.
+    pub(crate) walrus: Walrus,
     pub(crate) scopes: Vec<Scope>,
     pub(crate) entries: EntryPoints,
     /// The whole file is where a program starts (a script, a test file).
@@ -420,7 +424,7 @@ impl<'a> Checker<'a, '_> {
                             self.function.flow.facts.insert(name.clone(), fact);
                         }
                         None => {
-                            self.function.flow.facts.remove(&name);
+                            self.function.flow.facts.remove(name.as_str());
                         }
                     }
                     self.branch_fallback(&name, value);
@@ -476,8 +480,12 @@ impl<'a> Checker<'a, '_> {
         }
         self.function.in_entry = outer_entry;
         self.function.method_of = outer_method;
-        self.scopes
-            .push(Scope::of(&def.body, Some(&def.parameters), &self.package));
+        self.scopes.push(Scope::of(
+            &def.body,
+            Some(&def.parameters),
+            &self.package,
+            self.walrus,
+        ));
         let outer = std::mem::replace(&mut self.function, state);
         self.forget_resolved();
         // A default device is the function choosing for callers who pass none.
@@ -695,8 +703,8 @@ impl Checker<'_, '_> {
                         self.file_pending.entry(name).or_insert(held);
                     }
                 }
-                for name in assigned_names(std::slice::from_ref(stmt), false) {
-                    self.function.flow.facts.remove(&name);
+                for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
+                    self.function.flow.facts.remove(name.as_str());
                 }
                 self.function.checked_branch = saved_check;
             }
@@ -709,15 +717,15 @@ impl Checker<'_, '_> {
                 self.scoped += usize::from(guard);
                 visitor::walk_stmt(self, stmt);
                 self.scoped -= usize::from(guard);
-                for name in assigned_names(std::slice::from_ref(stmt), false) {
-                    self.function.flow.facts.remove(&name);
+                for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
+                    self.function.flow.facts.remove(name.as_str());
                 }
             }
             Stmt::Try(_) | Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
-                for name in assigned_names(std::slice::from_ref(stmt), false) {
-                    self.function.flow.facts.remove(&name);
+                for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
+                    self.function.flow.facts.remove(name.as_str());
                 }
             }
             _ => visitor::walk_stmt(self, stmt),
@@ -841,14 +849,14 @@ impl Checker<'_, '_> {
                 let added: Vec<String> = match self.function.loops.last_mut() {
                     Some(frame) => targets
                         .into_iter()
-                        .filter(|name| frame.assigned.insert(name.clone()))
+                        .filter(|name| frame.assigned.insert(name.as_str().into()))
                         .collect(),
                     None => Vec::new(),
                 };
                 visitor::walk_expr(self, expr);
                 if let Some(frame) = self.function.loops.last_mut() {
                     for name in added {
-                        frame.assigned.remove(&name);
+                        frame.assigned.remove(name.as_str());
                     }
                 }
             }

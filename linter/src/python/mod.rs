@@ -30,6 +30,7 @@ mod analysis;
 mod checker;
 mod semantic;
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast::ModModule;
@@ -39,6 +40,7 @@ use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::api::Api;
+use crate::python::semantic::Imports;
 use crate::source::{FileRole, NESTING_BUDGET, STACK_SIZE, Unparsed};
 
 /// Everything the check of one Python file needs.
@@ -71,7 +73,7 @@ pub struct PyContext<'a> {
 pub struct Project {
     choosers: FxHashSet<String>,
     /// Module → name → the dotted path it was imported from.
-    imports: FxHashMap<String, FxHashMap<String, String>>,
+    imports: FxHashMap<String, Imports>,
     /// The modules outside packages that are part of programs, as `folder|module`.
     programs: FxHashSet<String>,
 }
@@ -106,7 +108,7 @@ impl Project {
                     imported.insert(path[..end + at].to_owned());
                     end += at + 1;
                 }
-                imported.insert(path.clone());
+                imported.insert(path.to_string());
             }
             for path in imported {
                 importers
@@ -144,7 +146,10 @@ impl Project {
 
     /// The dotted path `name` was imported from at the top level of the project's `module`.
     pub fn imported(&self, module: &str, name: &str) -> Option<&str> {
-        self.imports.get(module)?.get(name).map(String::as_str)
+        self.imports
+            .get(module)?
+            .get(name)
+            .map(CompactString::as_str)
     }
 
     /// Whether the dotted `path` names a device chooser of the project, through re-exports.
@@ -159,7 +164,7 @@ impl Project {
                 return false;
             };
             match self.imports.get(module).and_then(|names| names.get(name)) {
-                Some(target) if *target != path => path = target.clone(),
+                Some(target) if *target != path => path = target.to_string(),
                 _ => return false,
             }
         }

@@ -3,6 +3,7 @@
 //! to a library's dotted path through them, and the small readings of syntax every analysis
 //! shares (a literal string or integer, a dotted name, the names an assignment binds).
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
@@ -29,15 +30,18 @@ pub(crate) fn package_of(cx: &PyContext<'_>) -> Vec<String> {
     package
 }
 
+/// Names bound by imports → the dotted path each names.
+pub(crate) type Imports = FxHashMap<CompactString, CompactString>;
+
 /// The names a scope binds.
 #[derive(Debug, Default)]
 pub(crate) struct Scope {
     /// Names bound by imports → the dotted path they name.
-    pub(crate) imports: FxHashMap<String, String>,
+    pub(crate) imports: Imports,
     /// Names a `def` or `class` binds: they hide imports.
-    pub(crate) definitions: FxHashSet<String>,
+    pub(crate) definitions: FxHashSet<CompactString>,
     /// Names bound otherwise (parameters, assignments, loop targets, relative imports).
-    pub(crate) locals: FxHashSet<String>,
+    pub(crate) locals: FxHashSet<CompactString>,
     /// Modules whose names a glob import (`from utils import *`) brings.
     pub(crate) globs: Vec<String>,
 }
@@ -49,30 +53,31 @@ impl Scope {
         body: &[Stmt],
         parameters: Option<&ast::Parameters>,
         package: &[String],
+        walrus: Walrus,
     ) -> Scope {
         let mut scope = Scope::default();
         if let Some(parameters) = parameters {
             for parameter in parameters.iter() {
-                scope.locals.insert(parameter.name().to_string());
+                scope.locals.insert(parameter.name().as_str().into());
             }
         }
-        scope.collect(body, package);
+        scope.collect(body, package, walrus);
         scope
     }
 
-    pub(crate) fn collect(&mut self, body: &[Stmt], package: &[String]) {
+    fn collect(&mut self, body: &[Stmt], package: &[String], walrus: Walrus) {
         for stmt in body {
             match stmt {
                 Stmt::Import(_) | Stmt::ImportFrom(_) => self.import(stmt, package),
                 Stmt::FunctionDef(def) => {
-                    self.definitions.insert(def.name.to_string());
+                    self.definitions.insert(def.name.as_str().into());
                 }
                 Stmt::ClassDef(class) => {
-                    self.definitions.insert(class.name.to_string());
+                    self.definitions.insert(class.name.as_str().into());
                 }
                 _ => {
-                    assign_names(std::slice::from_ref(stmt), false, &mut self.locals);
-                    for_each_body(stmt, |body| self.collect_nested(body, package));
+                    assign_names(std::slice::from_ref(stmt), false, walrus, &mut self.locals);
+                    for_each_body(stmt, |body| self.collect_nested(body, package, walrus));
                 }
             }
         }
@@ -86,11 +91,11 @@ impl Scope {
                     let name = alias.name.as_str();
                     match &alias.asname {
                         Some(asname) => {
-                            self.imports.insert(asname.to_string(), name.to_owned());
+                            self.imports.insert(asname.as_str().into(), name.into());
                         }
                         None => {
                             let first = name.split('.').next().unwrap_or(name);
-                            self.imports.insert(first.to_owned(), first.to_owned());
+                            self.imports.insert(first.into(), first.into());
                         }
                     }
                 }
@@ -117,11 +122,11 @@ impl Scope {
                     match &from {
                         Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
                             let path = format!("{module}.{}", alias.name.as_str());
-                            self.imports.insert(bound, path);
+                            self.imports.insert(bound.into(), path.into());
                         }
                         // What a glob brings, or a module above the top: unknown.
                         _ => {
-                            self.locals.insert(bound);
+                            self.locals.insert(bound.into());
                         }
                     }
                 }
@@ -132,7 +137,7 @@ impl Scope {
 
     /// The imports of a body, wherever they are in it but in nested functions and classes: what
     /// `Scope::of` would give as its imports, without the rest of the scope.
-    pub(crate) fn imports_of(body: &[Stmt], package: &[String]) -> FxHashMap<String, String> {
+    pub(crate) fn imports_of(body: &[Stmt], package: &[String]) -> Imports {
         fn collect(scope: &mut Scope, body: &[Stmt], package: &[String]) {
             for stmt in body {
                 match stmt {
@@ -149,16 +154,16 @@ impl Scope {
 
     /// The imports and definitions of the bodies of a statement whose assigned names are
     /// collected already (`assigned_names` looks into its bodies).
-    fn collect_nested(&mut self, body: &[Stmt], package: &[String]) {
+    fn collect_nested(&mut self, body: &[Stmt], package: &[String], walrus: Walrus) {
         for stmt in body {
             match stmt {
                 Stmt::Import(_)
                 | Stmt::ImportFrom(_)
                 | Stmt::FunctionDef(_)
                 | Stmt::ClassDef(_) => {
-                    self.collect(std::slice::from_ref(stmt), package);
+                    self.collect(std::slice::from_ref(stmt), package, walrus);
                 }
-                _ => for_each_body(stmt, |body| self.collect_nested(body, package)),
+                _ => for_each_body(stmt, |body| self.collect_nested(body, package, walrus)),
             }
         }
     }
@@ -212,29 +217,50 @@ pub(crate) fn for_each_body(stmt: &Stmt, mut f: impl FnMut(&[Stmt])) {
     }
 }
 
+/// Whether a file's expressions may assign names: only `:=` does, so in a file without it the
+/// names a body assigns are found from its statements alone, without walking each expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Walrus {
+    Absent,
+    Possible,
+}
+
+impl Walrus {
+    pub(crate) fn of(text: &str) -> Walrus {
+        match text.contains(":=") {
+            true => Walrus::Possible,
+            false => Walrus::Absent,
+        }
+    }
+}
+
 /// The names (and dotted attribute targets such as `self.w`) that statements assign, looking
 /// into compound statements; into nested functions only when `nested`.
-pub(crate) fn assigned_names(body: &[Stmt], nested: bool) -> FxHashSet<String> {
+pub(crate) fn assigned_names(
+    body: &[Stmt],
+    nested: bool,
+    walrus: Walrus,
+) -> FxHashSet<CompactString> {
     let mut names = FxHashSet::default();
-    assign_names(body, nested, &mut names);
+    assign_names(body, nested, walrus, &mut names);
     names
 }
 
 /// [`assigned_names`], added to `names`.
-fn assign_names(body: &[Stmt], nested: bool, names: &mut FxHashSet<String>) {
+fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashSet<CompactString>) {
     struct Assigned<'n> {
-        names: &'n mut FxHashSet<String>,
+        names: &'n mut FxHashSet<CompactString>,
         nested: bool,
     }
     impl Assigned<'_> {
         fn target(&mut self, target: &Expr) {
             match target {
                 Expr::Name(name) => {
-                    self.names.insert(name.id.to_string());
+                    self.names.insert(name.id.as_str().into());
                 }
                 Expr::Attribute(_) => {
                     if let Some(dotted) = dotted(target) {
-                        self.names.insert(dotted);
+                        self.names.insert(dotted.into());
                     }
                 }
                 Expr::Tuple(tuple) => tuple.iter().for_each(|e| self.target(e)),
@@ -243,9 +269,10 @@ fn assign_names(body: &[Stmt], nested: bool, names: &mut FxHashSet<String>) {
                 _ => {}
             }
         }
-    }
-    impl<'a> Visitor<'a> for Assigned<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+
+        /// The names a statement itself assigns; false for a function or class whose body
+        /// is not looked into.
+        fn statement(&mut self, stmt: &Stmt) -> bool {
             match stmt {
                 Stmt::Assign(s) => s.targets.iter().for_each(|t| self.target(t)),
                 Stmt::AugAssign(s) => self.target(&s.target),
@@ -262,14 +289,35 @@ fn assign_names(body: &[Stmt], nested: bool, names: &mut FxHashSet<String>) {
                     for handler in &s.handlers {
                         let ast::ExceptHandler::ExceptHandler(handler) = handler;
                         if let Some(name) = &handler.name {
-                            self.names.insert(name.to_string());
+                            self.names.insert(name.as_str().into());
                         }
                     }
                 }
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) if !self.nested => return,
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return self.nested,
                 _ => {}
             }
-            visitor::walk_stmt(self, stmt);
+            true
+        }
+
+        /// Statements only: what a body assigns when no expression can.
+        fn statements(&mut self, body: &[Stmt]) {
+            for stmt in body {
+                if !self.statement(stmt) {
+                    continue;
+                }
+                match stmt {
+                    Stmt::FunctionDef(def) => self.statements(&def.body),
+                    Stmt::ClassDef(class) => self.statements(&class.body),
+                    _ => for_each_body(stmt, |body| self.statements(body)),
+                }
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Assigned<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if self.statement(stmt) {
+                visitor::walk_stmt(self, stmt);
+            }
         }
 
         fn visit_expr(&mut self, expr: &'a Expr) {
@@ -282,8 +330,9 @@ fn assign_names(body: &[Stmt], nested: bool, names: &mut FxHashSet<String>) {
         }
     }
     let mut assigned = Assigned { names, nested };
-    for stmt in body {
-        assigned.visit_stmt(stmt);
+    match walrus {
+        Walrus::Absent => assigned.statements(body),
+        Walrus::Possible => body.iter().for_each(|stmt| assigned.visit_stmt(stmt)),
     }
 }
 

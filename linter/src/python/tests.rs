@@ -213,7 +213,7 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
     let module = "import torch\n\ndef pick():\n    torch.cuda.set_device(0)\n";
     let importing = |name: &str, path: &str, program: bool| {
         let summary = Summary {
-            imports: [(name.to_owned(), path.to_owned())].into_iter().collect(),
+            imports: [(name.into(), path.into())].into_iter().collect(),
             program,
             outside: name != "hubconf",
             ..Summary::default()
@@ -328,4 +328,46 @@ def report():
     // a person what was chosen reports the choice as `print` does.
     let configured = "[names]\navailability = [\"mylib.gpu.has_gpu\"]\nreporting = [\"emit\"]\n";
     assert_eq!(rules(configured), ["silent_cpu_fallback:5"]);
+}
+
+/// Without `:=`, the names a body assigns come from its statements alone, and they are the
+/// names the walk of every expression finds; with it, the walk finds the walrus's too.
+#[test]
+fn assigned_names_from_statements_are_those_of_the_full_walk() {
+    use semantic::{Walrus, assigned_names};
+    let source = "\
+for i, (a, *b) in pairs:
+    with open(p) as f, lock() as (g, h):
+        self.w = x = y[0] = 1
+    try:
+        z += 1
+    except E as err:
+        k: int = 2
+    def inner():
+        hidden = 1
+    class C:
+        attr = 2
+    if c:
+        m.n.o = [lambda q: q]
+    while d:
+        match v:
+            case _:
+                last = 3
+";
+    let parsed = ruff_python_parser::parse_module(source).expect("valid Python");
+    let body = &parsed.syntax().body;
+    for nested in [false, true] {
+        let walked = assigned_names(body, nested, Walrus::Possible);
+        assert_eq!(assigned_names(body, nested, Walrus::Absent), walked);
+        assert_eq!(walked.contains("hidden"), nested);
+        assert_eq!(walked.contains("attr"), nested);
+        for name in ["i", "a", "b", "f", "g", "h", "self.w", "x", "z", "err", "k", "m.n.o"] {
+            assert!(walked.contains(name), "{name} in {walked:?}");
+        }
+    }
+    let walrus = "if (n := len(xs)) > 2:\n    pass\n";
+    assert_eq!(Walrus::of(walrus), Walrus::Possible);
+    let parsed = ruff_python_parser::parse_module(walrus).expect("valid Python");
+    let names = assigned_names(&parsed.syntax().body, false, Walrus::Possible);
+    assert!(names.contains("n"), "{names:?}");
 }

@@ -9,7 +9,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::api::{Api, Entry, Role};
 use crate::python::PyContext;
-use crate::python::semantic::{Scope, dotted, package_of};
+use crate::python::semantic::{Imports, Scope, dotted, package_of};
 
 /// Whether a module's top level does work when it runs (calls something, loops, binds what
 /// one of its own functions returns), as a script without a main guard does, rather than only
@@ -162,13 +162,9 @@ pub(crate) fn named(body: &[Stmt]) -> Vec<String> {
 }
 
 /// The functions handed, by name, to a process or thread launcher anywhere in the module.
-pub(crate) fn launched(
-    body: &[Stmt],
-    imports: &FxHashMap<String, String>,
-    api: &Api,
-) -> Vec<String> {
+pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Vec<String> {
     struct Launches<'i> {
-        imports: &'i FxHashMap<String, String>,
+        imports: &'i Imports,
         api: &'i Api,
         targets: Vec<String>,
     }
@@ -196,7 +192,7 @@ pub(crate) fn launched(
                     Some(if rest.is_empty() {
                         base.clone()
                     } else {
-                        format!("{base}.{rest}")
+                        compact_str::format_compact!("{base}.{rest}")
                     })
                 });
                 if let Some(Entry {

@@ -10,6 +10,8 @@ use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::python::checker::Checker;
+use compact_str::CompactString;
+
 use crate::python::semantic::{assigned_names, collect_names, dotted, peel, root};
 
 /// A loop being walked.
@@ -17,7 +19,7 @@ use crate::python::semantic::{assigned_names, collect_names, dotted, peel, root}
 pub(crate) struct Loop {
     pub(crate) keyword: Range<usize>,
     /// What the loop assigns, its targets included.
-    pub(crate) assigned: FxHashSet<String>,
+    pub(crate) assigned: FxHashSet<CompactString>,
     /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): their
     /// transfers cannot be hoisted.
     pub(crate) moved_twice: FxHashSet<String>,
@@ -64,10 +66,12 @@ impl<'a> Checker<'a, '_> {
         let invariant = |expr: &Expr| -> bool {
             let mut names = Vec::new();
             collect_names(expr, &mut names);
-            names.iter().all(|name| !frame.assigned.contains(name))
+            names
+                .iter()
+                .all(|name| !frame.assigned.contains(name.as_str()))
         };
         let receiver_root = root(receiver).unwrap_or_default();
-        if frame.assigned.contains(&receiver_name)
+        if frame.assigned.contains(receiver_name.as_str())
             || frame.assigned.contains(receiver_root)
             || frame.moved_twice.contains(&receiver_name)
             || !call.arguments.args.iter().all(&invariant)
@@ -95,11 +99,11 @@ impl<'a> Checker<'a, '_> {
         test: Option<&'v Expr>,
         body: &'v [Stmt],
     ) {
-        let mut assigned = assigned_names(body, true);
+        let mut assigned = assigned_names(body, true, self.walrus);
         if let Some(target) = target {
             let mut names = Vec::new();
             collect_names(target, &mut names);
-            assigned.extend(names);
+            assigned.extend(names.into_iter().map(CompactString::from));
         }
         let moved_twice = moved_twice(body);
         self.function.loops.push(Loop {
@@ -116,7 +120,7 @@ impl<'a> Checker<'a, '_> {
         self.function.loops.pop();
         // What the loop assigned is unknown after it.
         for name in assigned {
-            self.function.flow.facts.remove(&name);
+            self.function.flow.facts.remove(name.as_str());
         }
     }
 }
