@@ -14,6 +14,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use compact_str::CompactString;
+use smallvec::SmallVec;
+
 use crate::api::{Api, NameSet};
 use crate::discover::CrateContext;
 use crate::discover::{Package, TargetKind};
@@ -35,10 +38,12 @@ pub enum Extern {
 /// A module's names.
 #[derive(Debug, Default)]
 pub struct Module {
-    /// Items by name (a name may be in both namespaces: `mod x` and `fn x`).
-    items: HashMap<String, Vec<(ItemKind, Visibility)>>,
+    /// Items by name (a name may be in both namespaces: `mod x` and `fn x`). The workspace's
+    /// names are most of the model's memory (bindings generated for C libraries declare tens
+    /// of thousands), so a name and its one item are kept without an allocation of their own.
+    items: HashMap<CompactString, SmallVec<[(ItemKind, Visibility); 1]>>,
     /// `use` imports by the name they bring in.
-    imports: HashMap<String, (Vec<String>, Visibility)>,
+    imports: HashMap<CompactString, (Vec<String>, Visibility)>,
     globs: Vec<(Vec<String>, Visibility)>,
     /// Inside `#[cfg(test)]`.
     pub cfg_test: bool,
@@ -266,7 +271,7 @@ impl<'a> Builder<'a> {
         for item in &summary.items {
             module
                 .items
-                .entry(item.name.clone())
+                .entry(CompactString::from(&item.name))
                 .or_default()
                 .push((item.kind.clone(), item.visibility));
             if matches!(item.kind, ItemKind::Alias(Some(_))) {
@@ -285,7 +290,7 @@ impl<'a> Builder<'a> {
                     }
                     module
                         .imports
-                        .insert(alias.clone(), (target.clone(), *visibility));
+                        .insert(CompactString::from(alias), (target.clone(), *visibility));
                 }
                 Use::Glob {
                     path: target,
@@ -308,7 +313,7 @@ impl<'a> Builder<'a> {
             }
             module
                 .imports
-                .insert(alias.clone(), (target, Visibility::Private));
+                .insert(CompactString::from(alias), (target, Visibility::Private));
         }
         self.model
             .files
