@@ -94,3 +94,42 @@ fn an_allow_comment_on_a_choice_keeps_its_callers_flagged() {
     assert!(found.contains(RUST_CALLER), "{found}");
     assert!(found.contains(PYTHON_CALLER), "{found}");
 }
+
+/// A function that returns what another module's device chooser chose is a chooser too, and
+/// so is one that returns its result in turn: the fixed point follows the chain across files,
+/// a round for each link, in Python as in Rust.
+#[test]
+fn choosers_are_followed_across_files_link_by_link() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/a.py",
+                "import torch\n\n\ndef pick():\n    \
+                 return \"cuda\" if torch.cuda.is_available() else \"cpu\"\n",
+            ),
+            (
+                "pkg/b.py",
+                "from pkg.a import pick\n\n\ndef device():\n    return pick()\n",
+            ),
+            (
+                "pkg/c.py",
+                "from pkg.b import device\n\n\ndef chosen():\n    return device()\n",
+            ),
+            (
+                "pkg/d.py",
+                "import torch\nfrom pkg.c import chosen\n\n\n\
+                 def make():\n    return torch.zeros(1, device=chosen())\n",
+            ),
+        ],
+    );
+    let found = lint(&dir, &[]);
+    assert!(
+        found.contains(
+            "pkg/d.py:6:34: warning[implicit_device]: `chosen()` uses whatever device is current"
+        ),
+        "{found}"
+    );
+}

@@ -1,10 +1,10 @@
-//! How the driver lints Python files, in two passes: a first check of every file as if it were
-//! the only one gives what each tells the others (its device choosers, what its imports bind,
-//! whether it runs as a program) and provisional findings; those stand unless the project
-//! answers what the file asked of it otherwise than a project of no files would, and only such
-//! a file is checked again.
+//! How the driver lints Python files: a first check of every file as if it were the only one
+//! gives what each tells the others (its device choosers, what its imports bind, whether it
+//! runs as a program) and provisional findings; then the project's [`fixed_point`] checks again
+//! each file whose questions to the project are now answered otherwise than when it was last
+//! checked, until the answers settle. A file asks nothing of most projects, and is checked once.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -17,23 +17,9 @@ use crate::python::{self, PyContext};
 use crate::rules;
 use crate::source::{self, Language, Unparsed};
 
-/// One file's first pass over the project's files, checked as if it were the only file.
-#[derive(Debug)]
-pub struct FirstPass {
-    /// What the other files need of it: its device choosers and its top-level imports.
-    pub summary: python::Summary,
-    /// Its findings, final unless the project changes them ([`Provisional::confirm`]).
-    pub provisional: Provisional,
-}
+use super::fixed_point::{Exchange, FileKey, fixed_point};
 
-/// A file's findings from the first pass, and what it asked of the project to reach them.
-#[derive(Debug)]
-pub struct Provisional {
-    settled: Settled,
-    asked: python::Asked,
-}
-
-/// The findings of a file that the first pass settled.
+/// The findings of a Python file, as far as the project's fixed point has decided them.
 #[derive(Debug)]
 pub struct Settled {
     pub findings: Vec<Finding>,
@@ -42,33 +28,27 @@ pub struct Settled {
     pub allows: bool,
 }
 
-impl Provisional {
-    /// The findings, when they stand: the project answers everything the file asked of it as
-    /// a project of no files does. Otherwise the file is checked again with [`lint`].
-    pub fn confirm(self, project: &python::Project) -> Option<Settled> {
-        project.answers_as_none(&self.asked).then_some(self.settled)
-    }
+/// One Python file checked with what `cx.project` knows of the others: its findings, what it
+/// tells the others, and what it asked of them.
+#[derive(Debug)]
+pub struct Checked {
+    pub findings: Vec<Finding>,
+    pub summary: python::Summary,
+    pub asked: python::Asked,
 }
 
-/// The first pass over one file, with no other file known (`cx.project` is empty): the file is
-/// checked once, and most files are not checked again (see [`Provisional::confirm`]).
-pub fn first_pass(text: &str, cx: &PyContext<'_>) -> FirstPass {
+pub fn check(text: &str, cx: &PyContext<'_>) -> Checked {
     let checked = python::check(text, cx);
-    FirstPass {
+    Checked {
+        findings: word(checked.events),
         summary: checked.summary,
-        provisional: Provisional {
-            settled: Settled {
-                findings: word(checked.events),
-                allows: super::suppress::has_directives(text),
-            },
-            asked: checked.asked,
-        },
+        asked: checked.asked,
     }
 }
 
 /// The findings of one Python file, with what `cx.project` knows of the others.
 pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
-    word(python::check(text, cx).events)
+    check(text, cx).findings
 }
 
 /// The rules' findings of a file's events, or its `parse_error`.
@@ -79,40 +59,118 @@ fn word(events: Result<Vec<Event<'_>>, Unparsed>) -> Vec<Finding> {
     }
 }
 
-/// The first pass over the Python files: what each tells the others (its device choosers,
-/// what its imports bind), and the findings of the files whose check the others do not change.
-/// A file that cannot be read here is reported by the second pass.
-pub(super) fn first_pass_over(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>) {
+/// What a Python file tells the others, and what it asked of them when it was last checked.
+#[derive(Debug)]
+pub(super) struct PyFacts {
+    folder: String,
+    module: String,
+    summary: python::Summary,
+    asked: python::Asked,
+    /// What the project it was checked with answered.
+    answers: python::Answers,
+}
+
+/// The project's Python files, as they exchange what they define.
+struct PythonFiles<'s> {
+    session: &'s Session,
+    units: BTreeMap<FileKey, &'s FileUnit>,
+}
+
+impl PythonFiles<'_> {
+    /// Checks one file with what `project` knows of the others: its findings and its facts. A
+    /// file that cannot be read here is reported when the run reports it.
+    fn check(&self, unit: &FileUnit, project: &python::Project) -> Option<(Settled, PyFacts)> {
+        let config = self.session.config(unit);
+        let len = std::fs::metadata(&unit.path).ok()?.len();
+        if len > config.max_file_size.0 {
+            return None;
+        }
+        let text = source::decode(std::fs::read(&unit.path).ok()?).ok()?;
+        let cx = context(unit, config, project);
+        let checked = super::linting(|| check(&text, &cx)).ok()?;
+        let settled = Settled {
+            findings: checked.findings,
+            allows: super::suppress::has_directives(&text),
+        };
+        let facts = PyFacts {
+            folder: cx.folder,
+            module: cx.module,
+            summary: checked.summary,
+            answers: project.answer(&checked.asked),
+            asked: checked.asked,
+        };
+        Some((settled, facts))
+    }
+}
+
+impl Exchange for PythonFiles<'_> {
+    type Facts = PyFacts;
+    type Known = python::Project;
+    type Linted = Settled;
+
+    fn decide(
+        &self,
+        facts: &BTreeMap<FileKey, PyFacts>,
+        _: Option<&python::Project>,
+    ) -> Option<python::Project> {
+        let summaries = facts.values().map(|file| {
+            (
+                file.folder.clone(),
+                file.module.clone(),
+                file.summary.clone(),
+            )
+        });
+        Some(python::Project::new(summaries))
+    }
+
+    fn relint(
+        &self,
+        project: &python::Project,
+        facts: &BTreeMap<FileKey, PyFacts>,
+    ) -> Vec<(FileKey, Settled, PyFacts)> {
+        facts
+            .par_iter()
+            .filter(|(_, file)| project.answer(&file.asked) != file.answers)
+            .filter_map(|(key, _)| {
+                let (settled, facts) = self.check(self.units[key], project)?;
+                Some((key.clone(), settled, facts))
+            })
+            .collect()
+    }
+}
+
+/// The Python files' findings, decided with what the files tell each other, and the project
+/// they were decided with. A file missing from the findings could not be read or checked here;
+/// the run reports it.
+pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>) {
+    let files = PythonFiles {
+        session,
+        units: session
+            .files
+            .iter()
+            .filter(|unit| unit.language == Language::Python)
+            .map(|unit| (FileKey::of(unit), unit))
+            .collect(),
+    };
     let empty = python::Project::default();
-    let (summaries, provisional): (Vec<_>, Vec<_>) = session
-        .files
+    let firsts: Vec<(FileKey, Settled, PyFacts)> = files
+        .units
         .par_iter()
-        .filter(|unit| unit.language == Language::Python)
-        .filter_map(|unit| {
-            let config = session.config(unit);
-            let len = std::fs::metadata(&unit.path).ok()?.len();
-            if len > config.max_file_size.0 {
-                return None;
-            }
-            let text = source::decode(std::fs::read(&unit.path).ok()?).ok()?;
-            let cx = context(unit, config, &empty);
-            let pass = super::linting(|| first_pass(&text, &cx)).ok()?;
-            let FirstPass {
-                summary,
-                provisional,
-            } = pass;
-            Some((
-                (cx.folder, cx.module, summary),
-                (unit.path.clone(), provisional),
-            ))
+        .filter_map(|(key, unit)| {
+            let (settled, facts) = files.check(unit, &empty)?;
+            Some((key.clone(), settled, facts))
         })
-        .unzip();
-    let project = python::Project::new(summaries);
-    let settled = provisional
-        .into_iter()
-        .filter_map(|(path, provisional)| Some((path, provisional.confirm(&project)?)))
         .collect();
-    (project, settled)
+    let mut settled = HashMap::new();
+    let mut facts = BTreeMap::new();
+    for (key, first, fact) in firsts {
+        settled.insert(files.units[&key].path.clone(), first);
+        facts.insert(key, fact);
+    }
+    let project = fixed_point(&files, facts, |key, again| {
+        settled.insert(files.units[key].path.clone(), again);
+    });
+    (project.unwrap_or_default(), settled)
 }
 
 /// What the Python checker needs of a file and its configuration.

@@ -171,19 +171,34 @@ impl Project {
         false
     }
 
-    /// Whether the project answers everything a file asked of it (`asked`) as a project of no
-    /// files does: then the file's first check stands, and it is not checked again.
-    pub fn answers_as_none(&self, asked: &Asked) -> bool {
-        asked
-            .programs
-            .as_ref()
-            .is_none_or(|(folder, module)| !self.only_programs_import(folder, module))
-            && asked
+    /// What the project answers to what a file asked of it: a file whose questions are
+    /// answered alike is checked alike.
+    pub fn answer(&self, asked: &Asked) -> Answers {
+        Answers {
+            programs: asked
+                .programs
+                .as_ref()
+                .map(|(folder, module)| self.only_programs_import(folder, module)),
+            imported: asked
                 .imported
                 .iter()
-                .all(|(module, name)| self.imported(module, name).is_none())
-            && asked.chooses.iter().all(|path| !self.chooses(path))
+                .map(|(module, name)| self.imported(module, name).map(str::to_owned))
+                .collect(),
+            chooses: asked
+                .chooses
+                .iter()
+                .map(|path| self.chooses(path))
+                .collect(),
+        }
     }
+}
+
+/// The project's answers to the questions of one file ([`Asked`]), in the order asked.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Answers {
+    programs: Option<bool>,
+    imported: Vec<Option<String>>,
+    chooses: Vec<bool>,
 }
 
 pub use checker::{Asked, Summary};

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::diagnostic::Finding;
-use crate::project::python_files::{FirstPass, first_pass, lint};
+use crate::project::python_files::{self, Checked, lint};
 use crate::source::FileRole;
 
 /// A file's context with no other files in the project.
@@ -257,34 +257,34 @@ fn the_first_pass_stands_unless_the_project_answers_otherwise() {
         ("pkg.user", user),
         ("pkg.other", other),
     ];
-    let firsts: Vec<FirstPass> = files
+    let firsts: Vec<Checked> = files
         .iter()
         .map(|(module, text)| {
-            first_pass(text, &context(&api, FileRole::Library, true, module, &[]))
+            python_files::check(text, &context(&api, FileRole::Library, true, module, &[]))
         })
         .collect();
-    let (summaries, provisional): (Vec<_>, Vec<_>) = files
+    let (summaries, asked): (Vec<_>, Vec<_>) = files
         .iter()
         .zip(firsts)
         .map(|((module, _), first)| {
             (
                 (String::new(), module.to_string(), first.summary),
-                first.provisional,
+                (first.asked, first.findings),
             )
         })
         .unzip();
     let project = Project::new(summaries);
     let rules = |findings: &[Finding]| findings.iter().map(|f| f.rule.name).collect::<Vec<_>>();
     let mut settled = Vec::new();
-    for ((module, text), provisional) in files.iter().zip(provisional) {
+    for ((module, text), (asked, first)) in files.iter().zip(asked) {
         let mut cx = context(&api, FileRole::Library, true, module, &[]);
         cx.project = &project;
         let checked = lint(text, &cx);
-        let stands = provisional.confirm(&project);
-        if let Some(settled) = &stands {
-            assert_eq!(settled.findings, checked, "{module}");
+        let stands = project.answer(&asked) == Project::default().answer(&asked);
+        if stands {
+            assert_eq!(first, checked, "{module}");
         }
-        settled.push((*module, stands.is_some(), rules(&checked)));
+        settled.push((*module, stands, rules(&checked)));
     }
     // `user` calls the project's chooser: checked again, the call is an implicit choice. The
     // chooser's own file, and a file that asks nothing of the project, stand.
@@ -361,7 +361,9 @@ for i, (a, *b) in pairs:
         assert_eq!(assigned_names(body, nested, Walrus::Absent), walked);
         assert_eq!(walked.contains("hidden"), nested);
         assert_eq!(walked.contains("attr"), nested);
-        for name in ["i", "a", "b", "f", "g", "h", "self.w", "x", "z", "err", "k", "m.n.o"] {
+        for name in [
+            "i", "a", "b", "f", "g", "h", "self.w", "x", "z", "err", "k", "m.n.o",
+        ] {
             assert!(walked.contains(name), "{name} in {walked:?}");
         }
     }
