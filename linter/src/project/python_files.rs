@@ -37,6 +37,15 @@ pub struct Checked {
     pub asked: python::Asked,
 }
 
+impl Checked {
+    /// Whether this check, made with no other file known, stands in `project`: the project
+    /// answers what the file asked as a project of no files does, so a check with it finds the
+    /// same.
+    pub fn stands_in(&self, project: &python::Project) -> bool {
+        project.answer(&self.asked) == python::Project::default().answer(&self.asked)
+    }
+}
+
 pub fn check(text: &str, cx: &PyContext<'_>) -> Checked {
     let checked = python::check(text, cx);
     Checked {
