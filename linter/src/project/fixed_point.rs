@@ -50,6 +50,10 @@ pub(crate) trait Exchange {
         known: Option<&Self::Known>,
     ) -> Option<Self::Known>;
 
+    /// Whether a file linted again tells the others something its facts did not: when no file
+    /// does, the next round would decide what this one did, and the rounds end.
+    fn tells_more(&self, old: &Self::Facts, new: &Self::Facts) -> bool;
+
     /// Lints again, with `known`, each file whose lint may change with it: each with its facts.
     fn relint(
         &self,
@@ -70,14 +74,16 @@ pub(crate) fn fixed_point<E: Exchange>(
         let Some(next) = exchange.decide(&facts, known.as_ref()) else {
             break;
         };
-        let relinted = exchange.relint(&next, &facts);
-        let settled = relinted.is_empty();
-        for (key, linted, new) in relinted {
+        let mut told = false;
+        for (key, linted, new) in exchange.relint(&next, &facts) {
             apply(&key, linted);
+            told |= facts
+                .get(&key)
+                .is_none_or(|old| exchange.tells_more(old, &new));
             facts.insert(key, new);
         }
         known = Some(next);
-        if settled {
+        if !told {
             break;
         }
     }
@@ -117,6 +123,10 @@ mod tests {
                 .map(|(key, _)| key.clone())
                 .collect();
             (known != Some(&reached)).then_some(reached)
+        }
+
+        fn tells_more(&self, old: &bool, new: &bool) -> bool {
+            old != new
         }
 
         fn relint(

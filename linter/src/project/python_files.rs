@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -33,7 +34,7 @@ pub struct Settled {
 #[derive(Debug)]
 pub struct Checked {
     pub findings: Vec<Finding>,
-    pub summary: python::Summary,
+    pub summary: Arc<python::Summary>,
     pub asked: python::Asked,
 }
 
@@ -50,7 +51,7 @@ pub fn check(text: &str, cx: &PyContext<'_>) -> Checked {
     let checked = python::check(text, cx);
     Checked {
         findings: word(checked.events),
-        summary: checked.summary,
+        summary: Arc::new(checked.summary),
         asked: checked.asked,
     }
 }
@@ -73,7 +74,7 @@ fn word(events: Result<Vec<Event<'_>>, Unparsed>) -> Vec<Finding> {
 pub(super) struct PyFacts {
     folder: String,
     module: String,
-    summary: python::Summary,
+    summary: Arc<python::Summary>,
     asked: python::Asked,
     /// What the project it was checked with answered.
     answers: python::Answers,
@@ -130,6 +131,10 @@ impl Exchange for PythonFiles<'_> {
             )
         });
         Some(python::Project::new(summaries))
+    }
+
+    fn tells_more(&self, old: &PyFacts, new: &PyFacts) -> bool {
+        old.summary != new.summary
     }
 
     fn relint(

@@ -76,6 +76,10 @@ impl Exchange for OneText<'_, '_> {
         more_choosers(facts, known)
     }
 
+    fn tells_more(&self, old: &ChooserLabels, new: &ChooserLabels) -> bool {
+        old != new
+    }
+
     fn relint(
         &self,
         known: &HashMap<Chooser, String>,
@@ -163,6 +167,10 @@ impl Exchange for RustChoosers<'_> {
         known: Option<&HashMap<Chooser, String>>,
     ) -> Option<HashMap<Chooser, String>> {
         more_choosers(facts, known)
+    }
+
+    fn tells_more(&self, old: &ChooserLabels, new: &ChooserLabels) -> bool {
+        old != new
     }
 
     fn relint(

@@ -36,7 +36,7 @@ use crate::source::FileRole;
 
 /// What other files need to know of this one: its device choosers, and the names its imports
 /// bind at the top level (a package's `__init__.py` re-exports its modules' functions).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     pub choosers: Vec<String>,
     pub imports: Imports,

@@ -30,6 +30,8 @@ mod analysis;
 mod checker;
 mod semantic;
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -40,7 +42,6 @@ use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::api::Api;
-use crate::python::semantic::Imports;
 use crate::source::{FileRole, NESTING_BUDGET, STACK_SIZE, Unparsed};
 
 /// Everything the check of one Python file needs.
@@ -73,7 +74,7 @@ pub struct PyContext<'a> {
 pub struct Project {
     choosers: FxHashSet<String>,
     /// Module → name → the dotted path it was imported from.
-    imports: FxHashMap<String, Imports>,
+    imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages that are part of programs, as `folder|module`.
     programs: FxHashSet<String>,
 }
@@ -86,14 +87,14 @@ impl Project {
     /// (`utils.py` beside `run.py`), and its helpers in turn, as a module only a binary declares
     /// is in Rust. One that no file beside it imports is a notebook's helper or a configuration
     /// file loaded by path.
-    pub fn new(summaries: impl IntoIterator<Item = (String, String, Summary)>) -> Project {
+    pub fn new(summaries: impl IntoIterator<Item = (String, String, Arc<Summary>)>) -> Project {
         let mut project = Project::default();
         // `folder|module` → whether it runs, for the modules outside packages.
         let mut outside: FxHashMap<String, bool> = FxHashMap::default();
         // `folder|module` (and every prefix of an imported path) → the files importing it.
         let mut importers: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for (folder, module, summary) in summaries {
-            project.choosers.extend(summary.choosers);
+            project.choosers.extend(summary.choosers.iter().cloned());
             let key = format!("{folder}|{module}");
             if summary.program {
                 project.programs.insert(key.clone());
@@ -116,7 +117,7 @@ impl Project {
                     .or_default()
                     .push(key.clone());
             }
-            project.imports.insert(module, summary.imports);
+            project.imports.insert(module, summary);
         }
         // Grows to its fixed point: a helper of a helper of a script is the script's too.
         loop {
@@ -148,6 +149,7 @@ impl Project {
     pub fn imported(&self, module: &str, name: &str) -> Option<&str> {
         self.imports
             .get(module)?
+            .imports
             .get(name)
             .map(CompactString::as_str)
     }
@@ -163,7 +165,11 @@ impl Project {
             let Some((module, name)) = path.rsplit_once('.') else {
                 return false;
             };
-            match self.imports.get(module).and_then(|names| names.get(name)) {
+            match self
+                .imports
+                .get(module)
+                .and_then(|summary| summary.imports.get(name))
+            {
                 Some(target) if *target != path => path = target.to_string(),
                 _ => return false,
             }

@@ -218,9 +218,9 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
             outside: name != "hubconf",
             ..Summary::default()
         };
-        (String::new(), name.to_owned(), summary)
+        (String::new(), name.to_owned(), std::sync::Arc::new(summary))
     };
-    let findings_in = |files: Vec<(String, String, Summary)>| {
+    let findings_in = |files: Vec<(String, String, std::sync::Arc<Summary>)>| {
         let project = Project::new(files);
         let mut cx = context(&api, FileRole::Library, false, "train", &[]);
         cx.project = &project;
