@@ -88,53 +88,55 @@ impl Project {
     /// is in Rust. One that no file beside it imports is a notebook's helper or a configuration
     /// file loaded by path.
     pub fn new(summaries: impl IntoIterator<Item = (String, String, Arc<Summary>)>) -> Project {
-        let mut project = Project::default();
-        // `folder|module` → whether it runs, for the modules outside packages.
-        let mut outside: FxHashMap<String, bool> = FxHashMap::default();
-        // `folder|module` (and every prefix of an imported path) → the files importing it.
-        let mut importers: FxHashMap<String, Vec<String>> = FxHashMap::default();
-        for (folder, module, summary) in summaries {
-            project.choosers.extend(summary.choosers.iter().cloned());
-            let key = format!("{folder}|{module}");
-            if summary.program {
-                project.programs.insert(key.clone());
-            }
+        let files: Vec<(String, String, Arc<Summary>)> = summaries.into_iter().collect();
+        // The modules outside packages, by folder and name: only they can be a program's.
+        let mut outside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+        for (at, (folder, module, summary)) in files.iter().enumerate() {
             if summary.outside {
-                outside.insert(key.clone(), summary.program);
+                outside.insert((folder, module), at);
             }
-            let mut imported = FxHashSet::default();
-            for path in summary.imports.values() {
-                let mut end = 0;
-                while let Some(at) = path[end..].find('.') {
-                    imported.insert(path[..end + at].to_owned());
-                    end += at + 1;
+        }
+        // The files beside each module outside packages that import it (by its name, or by a
+        // path it starts).
+        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
+        if !outside.is_empty() {
+            for (by, (folder, _, summary)) in files.iter().enumerate() {
+                let mut imported = FxHashSet::default();
+                for path in summary.imports.values() {
+                    let ends = path.match_indices('.').map(|(end, _)| end);
+                    for end in ends.chain([path.len()]) {
+                        if let Some(&at) = outside.get(&(folder.as_str(), &path[..end])) {
+                            imported.insert(at);
+                        }
+                    }
                 }
-                imported.insert(path.to_string());
+                for at in imported {
+                    importers[at].push(by);
+                }
             }
-            for path in imported {
-                importers
-                    .entry(format!("{folder}|{path}"))
-                    .or_default()
-                    .push(key.clone());
-            }
-            project.imports.insert(module, summary);
         }
         // Grows to its fixed point: a helper of a helper of a script is the script's too.
+        let mut program: Vec<bool> = files.iter().map(|(_, _, summary)| summary.program).collect();
         loop {
-            let joined: Vec<String> = outside
-                .keys()
-                .filter(|key| !project.programs.contains(*key))
-                .filter(|key| {
-                    importers.get(*key).is_none_or(|files| {
-                        files.iter().all(|file| project.programs.contains(file))
-                    })
-                })
-                .cloned()
+            let joined: Vec<usize> = outside
+                .values()
+                .copied()
+                .filter(|&at| !program[at] && importers[at].iter().all(|&by| program[by]))
                 .collect();
             if joined.is_empty() {
                 break;
             }
-            project.programs.extend(joined);
+            for at in joined {
+                program[at] = true;
+            }
+        }
+        let mut project = Project::default();
+        for ((folder, module, summary), program) in files.into_iter().zip(program) {
+            project.choosers.extend(summary.choosers.iter().cloned());
+            if program {
+                project.programs.insert(format!("{folder}|{module}"));
+            }
+            project.imports.insert(module, summary);
         }
         project
     }
