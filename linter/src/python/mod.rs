@@ -252,7 +252,7 @@ fn with_module<T>(text: &str, f: impl FnOnce(Result<&ModModule, Unparsed>, &[Tok
         let parsed = ruff_python_parser::parse_unchecked(text, ParseOptions::from(Mode::Module))
             .try_into_module()
             .expect("module mode parses a module");
-        match weigh(parsed.tokens().iter().map(Token::kind)) {
+        match weigh(parsed.tokens()) {
             Ok(()) => {
                 let tree = match parsed.errors().first() {
                     Some(error) => Err(unparsed(error)),
@@ -286,11 +286,21 @@ pub fn comments(text: &str) -> Vec<std::ops::Range<usize>> {
 const PER_GROUP: usize = 40 << 10;
 const PER_PREFIX: usize = 12 << 10;
 const PER_TOKEN: usize = 2 << 10;
+// `weigh`'s shortcut: no token costs more than a group.
+const _: () = assert!(PER_GROUP >= PER_PREFIX && PER_GROUP >= PER_TOKEN);
 
 /// Checks from a file's tokens, before anything recurses into its syntax tree, that the tree
 /// fits in [`NESTING_BUDGET`]: depth comes from brackets and indented blocks, and from runs of
-/// tokens within one statement (`a + b + …`, `not not … x`).
-fn weigh(kinds: impl Iterator<Item = TokenKind>) -> Result<(), Unparsed> {
+/// tokens within one statement (`a + b + …`, `not not … x`). No token costs more than a group,
+/// so a file of few enough tokens fits whatever they are, and they are not looked at.
+fn weigh(tokens: &[Token]) -> Result<(), Unparsed> {
+    if tokens.len().saturating_mul(PER_GROUP) <= NESTING_BUDGET {
+        return Ok(());
+    }
+    weigh_kinds(tokens.iter().map(Token::kind))
+}
+
+fn weigh_kinds(kinds: impl Iterator<Item = TokenKind>) -> Result<(), Unparsed> {
     // For each open group: the cost of the path to it and the run so far.
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     for kind in kinds {
