@@ -29,7 +29,7 @@ use crate::rust::parse::Nesting;
 use crate::source::{self, Language, LineIndex, STACK_SIZE, Unparsed};
 use fixed_point::{FileKey, fixed_point};
 pub use rust_files::lint_text;
-use rust_files::{ChooserLabels, RustChoosers, decide_requirements, lint_rust};
+use rust_files::{ChooserLabels, Choosers, decide_requirements, lint_rust, relint_callers};
 use suppress::Suppressions;
 
 /// A finding with its level.
@@ -230,7 +230,8 @@ fn lint_units(
             Err(error) => internal_errors.push(*error),
         }
     }
-    fixed_point(&RustChoosers { run: &run }, choosers, |key, file| {
+    let again = |known: &HashMap<_, _>| relint_callers(&run, known);
+    fixed_point(&Choosers(again), choosers, |key, file| {
         files.retain(|linted| FileKey::of(&linted.unit) != *key);
         files.extend(file);
     });

@@ -25,14 +25,28 @@ use super::{LintedFile, Run, UnitResult, finish, linting};
 /// The text is linted as a crate of its own: requirements on callers are decided by its own
 /// calls.
 pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
-    let one = OneText {
-        text,
-        cx,
-        lines: LineIndex::new(text),
+    let lines = LineIndex::new(text);
+    let labels = |walked: &Walked| {
+        chooser_labels(&walked.choosers, |offset| {
+            format!("line {}", lines.line_of(offset) + 1)
+        })
+    };
+    // Its device choosers are followed into the functions of the same text that return what
+    // they chose.
+    let again = |known: &HashMap<Chooser, String>| {
+        let api = cx.api.with_choosers(known);
+        let cx = FileContext {
+            api: &api,
+            module: cx.module.clone(),
+            ..*cx
+        };
+        let walked = lint_source(text, Nesting::Unchecked, &cx);
+        let labels = labels(&walked);
+        vec![(FileKey::default(), walked, labels)]
     };
     let mut walked = lint_source(text, Nesting::Unchecked, cx);
-    let facts = BTreeMap::from([(FileKey::default(), one.labels(&walked.choosers))]);
-    fixed_point(&one, facts, |_, again| walked = again);
+    let facts = BTreeMap::from([(FileKey::default(), labels(&walked))]);
+    fixed_point(&Choosers(again), facts, |_, relinted| walked = relinted);
     let mut findings = walked.findings;
     let helpers = required_helpers(findings.iter());
     if !helpers.is_empty() {
@@ -45,56 +59,6 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
         findings.retain(|finding| stands(finding, &covered));
     }
     findings
-}
-
-/// One Rust text linted as a crate of its own: its device choosers are followed into the
-/// functions of the same text that return what they chose.
-struct OneText<'t, 'c> {
-    text: &'t str,
-    cx: &'t FileContext<'c>,
-    lines: LineIndex,
-}
-
-impl OneText<'_, '_> {
-    fn labels(&self, facts: &[ChooserFact]) -> ChooserLabels {
-        chooser_labels(facts, |offset| {
-            format!("line {}", self.lines.line_of(offset) + 1)
-        })
-    }
-}
-
-impl Exchange for OneText<'_, '_> {
-    type Facts = ChooserLabels;
-    type Known = HashMap<Chooser, String>;
-    type Linted = Walked;
-
-    fn decide(
-        &self,
-        facts: &BTreeMap<FileKey, ChooserLabels>,
-        known: Option<&HashMap<Chooser, String>>,
-    ) -> Option<HashMap<Chooser, String>> {
-        more_choosers(facts, known)
-    }
-
-    fn tells_more(&self, old: &ChooserLabels, new: &ChooserLabels) -> bool {
-        old != new
-    }
-
-    fn relint(
-        &self,
-        known: &HashMap<Chooser, String>,
-        _: &BTreeMap<FileKey, ChooserLabels>,
-    ) -> Vec<(FileKey, Walked, ChooserLabels)> {
-        let api = self.cx.api.with_choosers(known);
-        let cx = FileContext {
-            api: &api,
-            module: self.cx.module.clone(),
-            ..*self.cx
-        };
-        let walked = lint_source(self.text, Nesting::Unchecked, &cx);
-        let labels = self.labels(&walked.choosers);
-        vec![(FileKey::default(), walked, labels)]
-    }
 }
 
 /// Each chooser of `facts` with the label of findings at its calls; `place` words where an
@@ -148,18 +112,19 @@ fn more_choosers(
     Some(all)
 }
 
-/// The device choosers of a run's Rust files, decided once every file is linted: each function
-/// that returns a device it chose itself to callers who pass none becomes an API entry that
-/// chooses the device implicitly, and the library files that can call it, and mention it, are
-/// linted again with those entries, which flags its calls outside entry points.
-pub(super) struct RustChoosers<'r> {
-    pub(super) run: &'r Run,
-}
+/// Rust's device choosers, exchanged between the files that define them and the files that
+/// call them: a function that returns a device it chose itself to callers who pass none becomes
+/// an API entry that chooses the device implicitly, and the files that may call it are linted
+/// again (with `F`) with those entries, which flags its calls outside entry points.
+pub(super) struct Choosers<F>(pub(super) F);
 
-impl Exchange for RustChoosers<'_> {
+impl<L, F> Exchange for Choosers<F>
+where
+    F: Fn(&HashMap<Chooser, String>) -> Vec<(FileKey, L, ChooserLabels)>,
+{
     type Facts = ChooserLabels;
     type Known = HashMap<Chooser, String>;
-    type Linted = Option<LintedFile>;
+    type Linted = L;
 
     fn decide(
         &self,
@@ -175,45 +140,53 @@ impl Exchange for RustChoosers<'_> {
 
     fn relint(
         &self,
-        choosers: &HashMap<Chooser, String>,
+        known: &HashMap<Chooser, String>,
         _: &BTreeMap<FileKey, ChooserLabels>,
-    ) -> Vec<(FileKey, Option<LintedFile>, ChooserLabels)> {
-        let run = self.run;
-        let mut names = NameSet::default();
-        for chooser in choosers.keys() {
-            names.insert(chooser.path.rsplit("::").next().unwrap_or_default());
-        }
-        let callers = |unit: &FileUnit| {
-            unit.role == FileRole::Library
-                && unit.crate_id.is_some_and(|crate_id| {
-                    choosers
-                        .keys()
-                        .any(|chooser| run.model.can_name(crate_id, chooser.krate))
-                })
-        };
-        // One extended API per configuration (a configuration is shared by its packages).
-        let mut apis: HashMap<usize, Api> = HashMap::new();
-        for unit in run.session.files.iter().filter(|unit| callers(unit)) {
-            let config = run.session.config(unit);
-            apis.entry(std::ptr::from_ref(config).addr())
-                .or_insert_with(|| config.api.with_choosers(choosers));
-        }
-        run.session
-            .files
-            .par_iter()
-            .filter(|unit| callers(unit))
-            .filter_map(|unit| {
-                let text = std::fs::read_to_string(&unit.path).ok()?;
-                if !mentions(&text, &names) {
-                    return None;
-                }
-                let api = &apis[&std::ptr::from_ref(run.session.config(unit)).addr()];
-                let lint = || lint_rust(run, unit.clone(), text, Nesting::Unchecked, api);
-                let result = linting(lint).ok()?;
-                Some((FileKey::of(unit), result.file, result.choosers))
-            })
-            .collect()
+    ) -> Vec<(FileKey, L, ChooserLabels)> {
+        (self.0)(known)
     }
+}
+
+/// The library files of a run that can call one of `choosers` and mention it, linted again
+/// with them.
+pub(super) fn relint_callers(
+    run: &Run,
+    choosers: &HashMap<Chooser, String>,
+) -> Vec<(FileKey, Option<LintedFile>, ChooserLabels)> {
+    let mut names = NameSet::default();
+    for chooser in choosers.keys() {
+        names.insert(chooser.path.rsplit("::").next().unwrap_or_default());
+    }
+    let callers = |unit: &FileUnit| {
+        unit.role == FileRole::Library
+            && unit.crate_id.is_some_and(|crate_id| {
+                choosers
+                    .keys()
+                    .any(|chooser| run.model.can_name(crate_id, chooser.krate))
+            })
+    };
+    // One extended API per configuration (a configuration is shared by its packages).
+    let mut apis: HashMap<usize, Api> = HashMap::new();
+    for unit in run.session.files.iter().filter(|unit| callers(unit)) {
+        let config = run.session.config(unit);
+        apis.entry(std::ptr::from_ref(config).addr())
+            .or_insert_with(|| config.api.with_choosers(choosers));
+    }
+    run.session
+        .files
+        .par_iter()
+        .filter(|unit| callers(unit))
+        .filter_map(|unit| {
+            let text = std::fs::read_to_string(&unit.path).ok()?;
+            if !mentions(&text, &names) {
+                return None;
+            }
+            let api = &apis[&std::ptr::from_ref(run.session.config(unit)).addr()];
+            let lint = || lint_rust(run, unit.clone(), text, Nesting::Unchecked, api);
+            let result = linting(lint).ok()?;
+            Some((FileKey::of(unit), result.file, result.choosers))
+        })
+        .collect()
 }
 
 /// The helpers whose callers decide whether some of `findings` stand.

@@ -116,7 +116,10 @@ impl Project {
             }
         }
         // Grows to its fixed point: a helper of a helper of a script is the script's too.
-        let mut program: Vec<bool> = files.iter().map(|(_, _, summary)| summary.program).collect();
+        let mut program: Vec<bool> = files
+            .iter()
+            .map(|(_, _, summary)| summary.program)
+            .collect();
         loop {
             let joined: Vec<usize> = outside
                 .values()
