@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use cargo_placement::api::Api;
 use cargo_placement::project::python_files;
-use cargo_placement::python::{Project, PyContext};
+use cargo_placement::python::{ModuleFile, Project, PyContext};
 use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
 
@@ -34,7 +34,12 @@ fuzz_target!(|data: &[u8]| {
         };
         let first = python_files::check(text, &cx);
         let summary = first.summary.clone();
-        let project = Project::new([(String::new(), cx.module.clone(), summary)]);
+        let project = Project::new([ModuleFile {
+            folder: String::new(),
+            module: cx.module.clone(),
+            rooted: Vec::new(),
+            summary,
+        }]);
         cx.project = &project;
         let findings = python_files::lint(text, &cx);
         // The first check's findings stand only where the second check finds the same.

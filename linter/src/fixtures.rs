@@ -42,7 +42,12 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         // and the first check's findings stand where the project answers it as no project does.
         let first = crate::project::python_files::check(&text, &cx);
         let summary = first.summary.clone();
-        let project = crate::python::Project::new([(String::new(), cx.module.clone(), summary)]);
+        let project = crate::python::Project::new([crate::python::ModuleFile {
+            folder: String::new(),
+            module: cx.module.clone(),
+            rooted: Vec::new(),
+            summary,
+        }]);
         cx.project = &project;
         let checked = crate::project::python_files::lint(&text, &cx);
         if first.stands_in(&project) {

@@ -5,7 +5,7 @@
 //! checked, until the answers settle. A file asks nothing of most projects, and is checked once.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -74,6 +74,8 @@ fn word(events: Result<Vec<Event<'_>>, Unparsed>) -> Vec<Finding> {
 pub(super) struct PyFacts {
     folder: String,
     module: String,
+    /// Its dotted names from the project's import roots ([`python::ModuleFile::rooted`]).
+    rooted: Vec<String>,
     summary: Arc<python::Summary>,
     asked: python::Asked,
     /// What the project it was checked with answered.
@@ -105,11 +107,40 @@ impl PythonFiles<'_> {
         let facts = PyFacts {
             folder: cx.folder,
             module: cx.module,
+            rooted: match checked.summary.outside {
+                true => self.rooted(unit),
+                false => Vec::new(),
+            },
             summary: checked.summary,
             answers: project.answer(&checked.asked),
             asked: checked.asked,
         };
         Some((settled, facts))
+    }
+}
+
+impl PythonFiles<'_> {
+    /// A file's dotted names from the import roots: its path from its workspace's root, and
+    /// from `src/` when it is there.
+    fn rooted(&self, unit: &FileUnit) -> Vec<String> {
+        let root = &self.session.workspaces[self.session.packages[unit.package].workspace].root;
+        let Ok(inside) = unit
+            .path
+            .with_extension("")
+            .strip_prefix(root)
+            .map(Path::to_owned)
+        else {
+            return Vec::new();
+        };
+        let parts: Option<Vec<&str>> = inside.iter().map(|part| part.to_str()).collect();
+        let Some(parts) = parts.filter(|parts| parts.len() > 1) else {
+            return Vec::new();
+        };
+        let mut names = vec![parts.join(".")];
+        if parts[0] == "src" {
+            names.push(parts[1..].join("."));
+        }
+        names
     }
 }
 
@@ -123,14 +154,13 @@ impl Exchange for PythonFiles<'_> {
         facts: &BTreeMap<FileKey, PyFacts>,
         _: Option<&python::Project>,
     ) -> Option<python::Project> {
-        let summaries = facts.values().map(|file| {
-            (
-                file.folder.clone(),
-                file.module.clone(),
-                file.summary.clone(),
-            )
+        let files = facts.values().map(|file| python::ModuleFile {
+            folder: file.folder.clone(),
+            module: file.module.clone(),
+            rooted: file.rooted.clone(),
+            summary: file.summary.clone(),
         });
-        Some(python::Project::new(summaries))
+        Some(python::Project::new(files))
     }
 
     fn tells_more(&self, old: &PyFacts, new: &PyFacts) -> bool {

@@ -15,6 +15,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::ops::Range;
 
+use compact_str::CompactString;
+
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
@@ -28,8 +30,8 @@ use crate::python::analysis::{
     loops::Loop,
 };
 use crate::python::semantic::{
-    Imports, Scope, Walrus, assigned_names, collect_names, dotted, forwards, integer, last_name,
-    package_of, range, says_device, string,
+    Imports, Scope, Walrus, assigned_names, collect_names, dotted, forwards, imported_modules,
+    integer, last_name, package_of, range, says_device, string,
 };
 use crate::python::{Project, PyContext};
 use crate::source::FileRole;
@@ -40,11 +42,13 @@ use crate::source::FileRole;
 pub struct Summary {
     pub choosers: Vec<String>,
     pub imports: Imports,
-    /// Whether the file is a program (a script, a test) by what it shows itself: what only
-    /// programs import is part of them.
+    /// Whether the file runs as a program (a script, a test) by what it shows itself: a
+    /// module outside packages that no file imports is a program when it runs.
     pub program: bool,
     /// Whether the file is a module outside packages, which may be a program's helper.
     pub outside: bool,
+    /// Every module path it imports, wherever the import is: the project's module graph.
+    pub imported: Vec<CompactString>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -52,8 +56,9 @@ pub struct Summary {
 /// chooser, no name, no program); its findings stand unless the project answers one otherwise.
 #[derive(Debug, Default)]
 pub struct Asked {
-    /// Whether this module outside packages is only programs' (`folder`, `module`).
-    pub(super) programs: Option<(String, String)>,
+    /// Whether this module outside packages is a program's (`folder`, `module`, and whether it
+    /// runs as one when no file imports it).
+    pub(super) programs: Option<(String, String, bool)>,
     /// Names looked up in glob-imported modules (`module`, `name`).
     pub(super) imported: FxHashSet<(String, String)>,
     /// Paths asked whether they name a device chooser.
@@ -72,20 +77,25 @@ pub(super) fn check<'a>(
     // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
     // it imports is.
     let outside = !cx.in_package && cx.module != "hubconf";
-    // What the file itself shows (the first pass's answer, which other files' summaries
-    // carry); then a module outside packages that only programs import is theirs.
+    // What the file itself shows (which other files' summaries carry); then a module outside
+    // packages is a program's or library code by who imports it, in the project's module graph
+    // (a module that no file imports is a program when it runs).
+    let asks_programs = outside && matches!(cx.role, FileRole::Library | FileRole::BinaryModule);
     let runs = match cx.role {
         FileRole::BinaryRoot | FileRole::EntryFile => true,
         FileRole::Library | FileRole::BinaryModule => {
             outside && (entries.main_guard || does_work(&module.body))
         }
     };
-    // Programs' files run; a module outside packages that does not asks the project.
-    let asks_programs = outside && !runs;
-    let program =
-        runs || (asks_programs && cx.project.only_programs_import(&cx.folder, &cx.module));
+    let program = match asks_programs {
+        true => cx
+            .project
+            .is_program(&cx.folder, &cx.module)
+            .unwrap_or(runs),
+        false => runs,
+    };
     let asked = Asked {
-        programs: asks_programs.then(|| (cx.folder.clone(), cx.module.clone())),
+        programs: asks_programs.then(|| (cx.folder.clone(), cx.module.clone(), runs)),
         ..Asked::default()
     };
     let mut checker = Checker {
@@ -124,6 +134,7 @@ pub(super) fn check<'a>(
         imports: checker.scopes[0].imports.clone(),
         program: runs,
         outside,
+        imported: imported_modules(&module.body, &checker.package),
     };
     (checker.events, summary, checker.asked.into_inner())
 }

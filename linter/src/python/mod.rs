@@ -67,64 +67,98 @@ pub struct PyContext<'a> {
 }
 
 /// The project's Python files as far as the others need them: the functions that return a
-/// device they chose (`def infer_device(): return "cuda" if ... else "cpu"`), and what each
+/// device they chose (`def infer_device(): return "cuda" if ... else "cpu"`), what each
 /// module's imports bind, so that a chooser re-exported by a package's `__init__.py` is
-/// found under that name too.
+/// found under that name too, and which modules outside packages are programs' (the module
+/// graph).
 #[derive(Debug, Default)]
 pub struct Project {
     choosers: FxHashSet<String>,
-    /// Module → name → the dotted path it was imported from.
+    /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
-    /// The modules outside packages that are part of programs, as `folder|module`.
-    programs: FxHashSet<String>,
+    /// The modules outside packages, as `folder|module`, and whether each is part of programs.
+    programs: FxHashMap<String, bool>,
+}
+
+/// One Python file as the project's other files see it.
+#[derive(Debug)]
+pub struct ModuleFile {
+    /// Its folder: a module outside packages is imported by bare name from the files beside it.
+    pub folder: String,
+    /// Its dotted module name through the packages that hold it (`pkg.train`).
+    pub module: String,
+    /// Its dotted names from the project's import roots, for a module outside packages: its
+    /// path from the project's root (`backend/memory/management.py` →
+    /// `backend.memory.management`, a namespace package's module), and without a leading `src`.
+    pub rooted: Vec<String>,
+    pub summary: Arc<Summary>,
 }
 
 impl Project {
     /// Gathers what the files' summaries say.
     ///
-    /// A module outside packages is part of programs when it runs as one (a main guard, work
-    /// at the top level), or when the files beside it that import it all are: a script's helper
-    /// (`utils.py` beside `run.py`), and its helpers in turn, as a module only a binary declares
-    /// is in Rust. One that no file beside it imports is a notebook's helper or a configuration
-    /// file loaded by path.
-    pub fn new(summaries: impl IntoIterator<Item = (String, String, Arc<Summary>)>) -> Project {
-        let files: Vec<(String, String, Arc<Summary>)> = summaries.into_iter().collect();
-        // The modules outside packages, by folder and name: only they can be a program's.
-        let mut outside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
-        for (at, (folder, module, summary)) in files.iter().enumerate() {
-            if summary.outside {
-                outside.insert((folder, module), at);
+    /// A module outside packages is library code when a file of the project that is not a
+    /// program imports it (by its bare name from a file beside it, or by a dotted name from the
+    /// project's root: namespace packages), whatever its top level does. It is part of
+    /// programs when only programs import it: a script's helper (`utils.py` beside `run.py`),
+    /// and its helpers in turn, as a module only a binary declares is in Rust. One that no file
+    /// imports is a program when it runs (a main guard, work at the top level), and library code
+    /// when it only defines functions, classes and constants: it exists to be imported (by a
+    /// notebook, a configuration file that names it, a plugin registry).
+    pub fn new(files: impl IntoIterator<Item = ModuleFile>) -> Project {
+        let files: Vec<ModuleFile> = files.into_iter().collect();
+        // The modules outside packages, by folder and bare name, and by their rooted names.
+        let mut beside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+        let mut rooted: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (at, file) in files.iter().enumerate().filter(|(_, f)| f.summary.outside) {
+            beside.insert((&file.folder, &file.module), at);
+            for name in &file.rooted {
+                rooted.entry(name).or_default().push(at);
             }
         }
-        // The files beside each module outside packages that import it (by its name, or by a
-        // path it starts).
+        // The files that import each module outside packages (by its name, or by a path that
+        // it starts).
         let mut importers: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
-        if !outside.is_empty() {
-            for (by, (folder, _, summary)) in files.iter().enumerate() {
+        if !beside.is_empty() {
+            for (by, file) in files.iter().enumerate() {
                 let mut imported = FxHashSet::default();
-                for path in summary.imports.values() {
-                    let ends = path.match_indices('.').map(|(end, _)| end);
-                    for end in ends.chain([path.len()]) {
-                        if let Some(&at) = outside.get(&(folder.as_str(), &path[..end])) {
-                            imported.insert(at);
+                for path in &file.summary.imported {
+                    // A module beside the file is named by the path's first segment; a rooted
+                    // name by a longer prefix of it.
+                    let mut ends = path.match_indices('.').map(|(end, _)| end);
+                    let first = ends.next().unwrap_or(path.len());
+                    imported.extend(beside.get(&(file.folder.as_str(), &path[..first])).copied());
+                    if !rooted.is_empty() && first < path.len() {
+                        for end in ends.chain([path.len()]) {
+                            imported
+                                .extend(rooted.get(&path[..end]).into_iter().flatten().copied());
                         }
                     }
                 }
+                imported.remove(&by);
                 for at in imported {
                     importers[at].push(by);
                 }
             }
         }
-        // Grows to its fixed point: a helper of a helper of a script is the script's too.
+        // Programs: what runs and is not imported; then, to the fixed point, what only programs
+        // import (a helper of a helper of a script is the script's too).
         let mut program: Vec<bool> = files
             .iter()
-            .map(|(_, _, summary)| summary.program)
+            .zip(&importers)
+            .map(|(file, importers)| {
+                file.summary.program && (!file.summary.outside || importers.is_empty())
+            })
             .collect();
         loop {
-            let joined: Vec<usize> = outside
+            let joined: Vec<usize> = beside
                 .values()
                 .copied()
-                .filter(|&at| !program[at] && importers[at].iter().all(|&by| program[by]))
+                .filter(|&at| {
+                    !program[at]
+                        && !importers[at].is_empty()
+                        && importers[at].iter().all(|&by| program[by])
+                })
                 .collect();
             if joined.is_empty() {
                 break;
@@ -134,20 +168,23 @@ impl Project {
             }
         }
         let mut project = Project::default();
-        for ((folder, module, summary), program) in files.into_iter().zip(program) {
-            project.choosers.extend(summary.choosers.iter().cloned());
-            if program {
-                project.programs.insert(format!("{folder}|{module}"));
+        for (file, program) in files.into_iter().zip(program) {
+            project
+                .choosers
+                .extend(file.summary.choosers.iter().cloned());
+            if file.summary.outside {
+                let key = format!("{}|{}", file.folder, file.module);
+                project.programs.insert(key, program);
             }
-            project.imports.insert(module, summary);
+            project.imports.insert(file.module, file.summary);
         }
         project
     }
 
     /// Whether `module`, a file of `folder` outside any package, is part of programs (see
-    /// [`Project::new`]).
-    pub fn only_programs_import(&self, folder: &str, module: &str) -> bool {
-        self.programs.contains(&format!("{folder}|{module}"))
+    /// [`Project::new`]); `None` for a file the project does not know.
+    pub fn is_program(&self, folder: &str, module: &str) -> Option<bool> {
+        self.programs.get(&format!("{folder}|{module}")).copied()
     }
 
     /// The dotted path `name` was imported from at the top level of the project's `module`.
@@ -189,7 +226,7 @@ impl Project {
             programs: asked
                 .programs
                 .as_ref()
-                .map(|(folder, module)| self.only_programs_import(folder, module)),
+                .map(|(folder, module, runs)| self.is_program(folder, module).unwrap_or(*runs)),
             imported: asked
                 .imported
                 .iter()

@@ -101,18 +101,7 @@ impl Scope {
                 }
             }
             Stmt::ImportFrom(import) => {
-                // A relative import names the project's own module, from the file's package.
-                let from = match import.level {
-                    0 => import.module.as_ref().map(|m| m.to_string()),
-                    level => {
-                        let up = level as usize - 1;
-                        (up <= package.len()).then(|| {
-                            let mut parts = package[..package.len() - up].to_vec();
-                            parts.extend(import.module.iter().map(|m| m.to_string()));
-                            parts.join(".")
-                        })
-                    }
-                };
+                let from = imported_from(import, package);
                 for alias in &import.names {
                     if let Some(module) = from.as_ref().filter(|_| alias.name.as_str() == "*") {
                         self.globs.push(module.clone());
@@ -179,6 +168,59 @@ impl Scope {
         }
         self.locals.contains(name).then_some(None)
     }
+}
+
+/// The module a `from ... import` statement imports from: a relative import names the
+/// project's own module, from the file's package (`None` above its top).
+fn imported_from(import: &ast::StmtImportFrom, package: &[String]) -> Option<String> {
+    match import.level {
+        0 => import.module.as_ref().map(|m| m.to_string()),
+        level => {
+            let up = level as usize - 1;
+            (up <= package.len()).then(|| {
+                let mut parts = package[..package.len() - up].to_vec();
+                parts.extend(import.module.iter().map(|m| m.to_string()));
+                parts.join(".")
+            })
+        }
+    }
+}
+
+/// Every module path a file imports, wherever the import is (at the top level, in a function,
+/// under a condition): `import a.b` gives `a.b`; `from a import b` gives `a` and `a.b`, since `b`
+/// may be a module. For the module graph: who imports whom.
+pub(crate) fn imported_modules(body: &[Stmt], package: &[String]) -> Vec<CompactString> {
+    fn collect(body: &[Stmt], package: &[String], found: &mut Vec<CompactString>) {
+        for stmt in body {
+            match stmt {
+                Stmt::Import(import) => {
+                    found.extend(import.names.iter().map(|alias| alias.name.as_str().into()));
+                }
+                Stmt::ImportFrom(import) => {
+                    let Some(from) = imported_from(import, package).filter(|m| !m.is_empty())
+                    else {
+                        continue;
+                    };
+                    for alias in import
+                        .names
+                        .iter()
+                        .filter(|alias| alias.name.as_str() != "*")
+                    {
+                        found.push(compact_str::format_compact!("{from}.{}", alias.name));
+                    }
+                    found.push(from.into());
+                }
+                Stmt::FunctionDef(def) => collect(&def.body, package, found),
+                Stmt::ClassDef(class) => collect(&class.body, package, found),
+                _ => for_each_body(stmt, |body| collect(body, package, found)),
+            }
+        }
+    }
+    let mut found = Vec::new();
+    collect(body, package, &mut found);
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 /// Calls `f` with each body of a compound statement (not of nested functions and classes).

@@ -208,26 +208,32 @@ fn a_module_outside_packages_that_does_work_is_a_script() {
         "import torch\n\ndef load():\n    return torch.zeros(1, device='cuda')\n\nmodel = load()\n";
     assert_eq!(lint_outside(app), 0);
     // A module of definitions outside packages: library code when a library module beside it
-    // imports it, or a module that one imports; a program's when only scripts and their helpers
-    // do, or when no file beside it does (a notebook's helper, a configuration file).
+    // imports it, or a module that one imports, or when no file does (it exists to be
+    // imported: by a notebook, a registry); a program's when only scripts and their helpers do.
     let module = "import torch\n\ndef pick():\n    torch.cuda.set_device(0)\n";
     let importing = |name: &str, path: &str, program: bool| {
         let summary = Summary {
             imports: [(name.into(), path.into())].into_iter().collect(),
+            imported: vec![path.into()],
             program,
             outside: name != "hubconf",
             ..Summary::default()
         };
-        (String::new(), name.to_owned(), std::sync::Arc::new(summary))
+        ModuleFile {
+            folder: String::new(),
+            module: name.to_owned(),
+            rooted: Vec::new(),
+            summary: std::sync::Arc::new(summary),
+        }
     };
-    let findings_in = |files: Vec<(String, String, std::sync::Arc<Summary>)>| {
+    let findings_in = |files: Vec<ModuleFile>| {
         let project = Project::new(files);
         let mut cx = context(&api, FileRole::Library, false, "train", &[]);
         cx.project = &project;
         lint(module, &cx).len()
     };
     let this = importing("train", "torch", false);
-    assert_eq!(findings_in(vec![this]), 0);
+    assert_eq!(findings_in(vec![this]), 1);
     // `hubconf.py` (torch.hub's entry, for others' programs) → `serve` → `train`.
     let chain = vec![
         importing("train", "torch", false),
@@ -266,7 +272,12 @@ fn the_first_pass_stands_unless_the_project_answers_otherwise() {
     let summaries = files
         .iter()
         .zip(&firsts)
-        .map(|((module, _), first)| (String::new(), module.to_string(), first.summary.clone()));
+        .map(|((module, _), first)| ModuleFile {
+            folder: String::new(),
+            module: module.to_string(),
+            rooted: Vec::new(),
+            summary: first.summary.clone(),
+        });
     let project = Project::new(summaries);
     let rules = |findings: &[Finding]| findings.iter().map(|f| f.rule.name).collect::<Vec<_>>();
     let mut settled = Vec::new();

@@ -1,0 +1,94 @@
+//! Which Python files are library code is decided by the project's module graph: a module is
+//! library code when library code imports it (by a bare name from beside it, or by a dotted
+//! name from the project's root, through folders without `__init__.py`), whatever its top level
+//! does; a file that no module imports is a program when it runs, and library code when it only
+//! defines things.
+
+mod common;
+
+use common::{placement, stdout, write_files};
+
+/// The findings of a tree, one `path:line: rule` each.
+fn findings(files: &[(&str, &str)]) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(dir.path(), files);
+    let path = dir.path().to_str().expect("a UTF-8 path");
+    stdout(&placement(&[path, "--message-format", "short"]))
+        .lines()
+        .filter_map(|line| {
+            // `path:line:column: warning[rule]: message`
+            let (place, rest) = line.split_once(": warning[")?;
+            let (path_line, _column) = place.rsplit_once(':')?;
+            let rule = rest.split(']').next()?;
+            Some(format!("{path_line}: {rule}"))
+        })
+        .collect()
+}
+
+const SETS_DEVICE: &str = "import torch\n\n\ndef bind():\n    torch.cuda.set_device(0)\n";
+
+#[test]
+fn a_module_of_a_namespace_package_that_library_code_imports_is_library_code() {
+    let found = findings(&[
+        ("backend/memory/management.py", SETS_DEVICE),
+        (
+            "backend/routes.py",
+            "import backend.memory.management\n\n\ndef serve():\n    \
+             backend.memory.management.bind()\n",
+        ),
+    ]);
+    assert_eq!(found, ["backend/memory/management.py:5: stray_set_device"]);
+}
+
+#[test]
+fn a_module_under_src_is_imported_by_its_name_from_src() {
+    let found = findings(&[
+        ("src/helpers/devices.py", SETS_DEVICE),
+        (
+            "src/app.py",
+            "from helpers import devices\n\n\ndef start():\n    devices.bind()\n",
+        ),
+    ]);
+    assert_eq!(found, ["src/helpers/devices.py:5: stray_set_device"]);
+}
+
+#[test]
+fn a_module_that_works_at_import_is_library_code_when_library_code_imports_it() {
+    // It picks the device when imported; the model code beside it imports what it picked.
+    let found = findings(&[
+        (
+            "devices.py",
+            "import torch\n\ntorch.cuda.set_device(0)\ndevice = torch.device(\"cuda\")\n",
+        ),
+        (
+            "model.py",
+            "import torch\nfrom devices import device\n\n\n\
+             def build():\n    return torch.zeros(1, device=device)\n",
+        ),
+    ]);
+    assert_eq!(found, ["devices.py:3: stray_set_device"]);
+}
+
+#[test]
+fn a_module_of_definitions_that_no_file_imports_is_library_code() {
+    // A notebook's helper (`from agent import Agent` in a cell): it exists to be imported.
+    let found = findings(&[(
+        "agent.py",
+        "import torch\n\n\nclass Agent:\n    def act(self, x):\n        return x.cuda()\n",
+    )]);
+    assert_eq!(found, ["agent.py:6: implicit_device"]);
+}
+
+#[test]
+fn scripts_and_what_only_scripts_import_are_programs() {
+    // A script that no module imports, run as a program, and the helper beside it that only
+    // the script imports: their device choices are the program's own.
+    let found = findings(&[
+        (
+            "train.py",
+            "import torch\nfrom utils import bind\n\ntorch.cuda.set_device(0)\nbind()\n",
+        ),
+        ("utils.py", SETS_DEVICE),
+    ]);
+    assert_eq!(found, Vec::<String>::new());
+}
