@@ -631,12 +631,14 @@ impl Checker<'_, '_> {
                 }
             }
             Stmt::Return(ret) => {
+                let before = self.events.len();
                 visitor::walk_stmt(self, stmt);
                 // A module's function that returns a device it chose chooses for its callers.
                 let chosen = ret.value.as_deref().is_some_and(|value| {
                     self.device_literal(value).is_some()
                         || dotted(value)
                             .is_some_and(|name| self.function.flow.pending.contains_key(&name))
+                        || self.built_from_current(value, before)
                 });
                 // A method is a chooser too (`self.pick_device()`, `cls.default_device()`).
                 let method = self.qualname.len() == 2
