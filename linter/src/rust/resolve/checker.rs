@@ -17,7 +17,7 @@ use super::analysis::{Analyses, FnInfo};
 use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
-use super::semantic::syntax::{device_string, literal_usize, pattern_names, range, shown};
+use super::semantic::syntax::{device_string, idents, literal_usize, pattern_names, range, shown};
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
 
@@ -88,6 +88,7 @@ impl<'a> Checker<'_, 'a> {
             sig: None,
             name: String::new(),
             owner: None,
+            inherent: false,
             defines_default: false,
             public: true,
         };
@@ -255,6 +256,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 sig: Some(&function.sig),
                 name: function.sig.ident.to_string(),
                 owner: None,
+                inherent: false,
                 defines_default: false,
                 public: matches!(function.vis, syn::Visibility::Public(_)),
             };
@@ -276,6 +278,11 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             checker.sem.scopes.push(ScopeKind::Block, None);
             checker.sem.add_generics(&imp.generics);
             let outer = std::mem::replace(&mut checker.sem.self_type, self_type);
+            let self_path = match &*imp.self_ty {
+                Type::Path(path) if path.qself.is_none() => Some(idents(&path.path)),
+                _ => None,
+            };
+            let outer_path = std::mem::replace(&mut checker.sem.self_path, self_path);
             for item in &imp.items {
                 match item {
                     syn::ImplItem::Fn(method) => {
@@ -284,6 +291,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                             sig: Some(&method.sig),
                             name: method.sig.ident.to_string(),
                             owner: Some(owner.as_deref().unwrap_or("_")),
+                            inherent: imp.trait_.is_none(),
                             defines_default: implements_default && method.sig.ident == "default",
                             // A trait's methods are called wherever the trait is.
                             public: imp.trait_.is_some()
@@ -297,6 +305,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 }
             }
             checker.sem.self_type = outer;
+            checker.sem.self_path = outer_path;
             checker.sem.scopes.pop();
         });
     }
@@ -314,6 +323,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                     sig: Some(&method.sig),
                     name: method.sig.ident.to_string(),
                     owner: Some(&owner),
+                    inherent: false,
                     defines_default: false,
                     public: true,
                 };

@@ -1,4 +1,4 @@
-//! Functions that choose a device for their callers: a free function that takes no device,
+//! Functions that choose a device for their callers: a free or associated function that takes no device,
 //! returns one (`-> Device`, `-> Result<Device>`, `-> Arc<CudaContext>`), and chooses it itself
 //! (a literal ordinal, a default or "best available" device). Each choice made in such a
 //! function names it ([`ApiUse::chooser`]), and the driver records it as a fact of the file,
@@ -27,14 +27,20 @@ impl State {
     }
 }
 
-/// The function being entered, if it can choose a device for its callers: free (a method's
-/// device may come from its receiver), named in its module, returning a device and taking no
-/// device in any form.
+/// The function being entered, if it can choose a device for its callers: free, or an
+/// associated function of a type's own `impl` (a method's device may come from its receiver),
+/// named in its module, returning a device and taking no device in any form.
 fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     let sig = info.sig?;
-    if info.owner.is_some() || !sem.scopes.at_module_level() {
-        return None;
-    }
+    let path = match info.owner {
+        None if sem.scopes.at_module_level() => sem.scopes.local_path(&info.name),
+        Some(owner) if info.inherent && owner != "_" && sem.scopes.at_impl_level() => {
+            let mut path = sem.scopes.local_path(owner);
+            path.push(info.name.clone());
+            path
+        }
+        _ => return None,
+    };
     let syn::ReturnType::Type(_, output) = &sig.output else {
         return None;
     };
@@ -48,7 +54,7 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
         syn::FnArg::Receiver(_) => true,
     });
     (!takes_device).then(|| Chooser {
-        path: sem.scopes.local_path(&info.name).join("::"),
+        path: path.join("::"),
         krate: sem.cx.crate_id,
         returns,
     })

@@ -31,6 +31,8 @@ pub(super) struct Semantic<'c, 'a> {
     strings: HashMap<String, String>,
     /// The type of `Self` inside an impl.
     pub(super) self_type: Option<Ty>,
+    /// The path `Self` stands for inside an impl of a named type (`Self::pick()`).
+    pub(super) self_path: Option<Vec<String>>,
     /// Whether the file imports burn, so that `B::Device::default()` means burn's.
     uses_burn: bool,
 }
@@ -48,6 +50,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
             structs: HashSet::new(),
             strings: HashMap::new(),
             self_type: None,
+            self_path: None,
             uses_burn: false,
         }
     }
@@ -158,7 +161,14 @@ impl<'c, 'a> Semantic<'c, 'a> {
     }
 
     pub(super) fn resolve(&self, path: &syn::Path) -> Resolution {
-        self.scopes.resolve(&idents(path))
+        let mut idents = idents(path);
+        if let Some(self_path) = &self.self_path
+            && idents.len() > 1
+            && idents[0] == "Self"
+        {
+            idents.splice(0..1, self_path.iter().cloned());
+        }
+        self.scopes.resolve(&idents)
     }
 
     /// The entry a resolved path names. Built-in tables describe other crates: inside the

@@ -124,6 +124,13 @@ impl<'c, 'a> Scopes<'c, 'a> {
             .is_some_and(|scope| scope.kind == ScopeKind::Module)
     }
 
+    /// Whether the innermost scope is an `impl`'s directly inside a module (its associated
+    /// functions are named by the type's path there).
+    pub(in crate::rust::resolve) fn at_impl_level(&self) -> bool {
+        let kinds: Vec<ScopeKind> = self.stack.iter().rev().take(2).map(|s| s.kind).collect();
+        kinds == [ScopeKind::Block, ScopeKind::Module]
+    }
+
     /// The current module path, without the crate name.
     pub(in crate::rust::resolve) fn module(&self) -> &[String] {
         self.module_at(self.stack.len().saturating_sub(1))
