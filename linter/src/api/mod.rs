@@ -734,6 +734,12 @@ impl Api {
         path
     }
 
+    /// Whether paths that start with `name` are re-exports that [`Api::canonical`] rewrites
+    /// (`cuda_runtime_sys::cudaSetDevice`).
+    pub fn is_reexport_root(&self, name: &str) -> bool {
+        self.reexport_roots.contains(name)
+    }
+
     pub fn item(&self, path: &str) -> Option<&Entry> {
         self.items.get(path)
     }

@@ -92,6 +92,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
             || before == "crate"
             || before == "self"
             || before == "super"
+            || api.is_reexport_root(&before.to_string())
     }
 
     /// Whether source text may mention something that can start a finding, as far as its words
