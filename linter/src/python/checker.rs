@@ -410,6 +410,16 @@ impl<'a> Checker<'a, '_> {
                 {
                     self.device_argument(value, |ordinal| format!("device_map[...] = {ordinal}"));
                 }
+                // `device_map = {"transformer.embedding": 0, ...}`: each module's device, as
+                // where the map is passed.
+                Expr::Name(name) if name.id.ends_with("device_map") && value.is_dict_expr() => {
+                    if let Expr::Dict(map) = value {
+                        for item in map.iter() {
+                            let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
+                            self.device_argument(&item.value, shown);
+                        }
+                    }
+                }
                 Expr::Name(name) => {
                     let name = name.id.to_string();
                     let module_level = self.qualname.is_empty();
