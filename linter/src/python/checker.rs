@@ -552,6 +552,10 @@ impl Checker<'_, '_> {
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::FunctionDef(def) => self.function(def),
+            Stmt::Expr(expression) => {
+                visitor::walk_stmt(self, stmt);
+                self.moved_in_branch(&expression.value);
+            }
             Stmt::ClassDef(class) => {
                 for decorator in &class.decorator_list {
                     self.visit_expr(&decorator.expression);
@@ -671,11 +675,15 @@ impl Checker<'_, '_> {
             Stmt::If(branch) => {
                 self.visit_expr(&branch.test);
                 // A chain with an availability check in a condition chooses by it, unless a
-                // branch says what it chose (`print("using CPU, this will be slow")`).
+                // branch says what it chose (`print("using CPU, this will be slow")`) or stops
+                // (`raise RuntimeError("a GPU is needed")`).
                 let says = || {
                     std::iter::once(&branch.body)
                         .chain(branch.elif_else_clauses.iter().map(|c| &c.body))
-                        .any(|body| reports(body, &self.api.names.reporting))
+                        .any(|body| {
+                            reports(body, &self.api.names.reporting)
+                                || body.iter().any(|stmt| matches!(stmt, Stmt::Raise(_)))
+                        })
                 };
                 let check = std::iter::once(&*branch.test)
                     .chain(

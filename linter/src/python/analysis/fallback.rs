@@ -11,7 +11,7 @@ use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, last_name, peel_not, range, string};
+use crate::python::semantic::{dotted, last_name, peel, peel_not, range, string};
 
 /// Whether a body reports something to a person (a print, a log, a warning), not looking into
 /// nested functions.
@@ -177,16 +177,46 @@ impl<'a> Checker<'a, '_> {
             .fallbacks
             .iter()
             .any(|(held, _, at)| held == name && *at == span);
-        // A device string or a `torch.device(...)`, not a number or a name.
+        // A device string or a `torch.device(...)`, not a number or a name; or the name's own
+        // value moved to a GPU (`model = model.cuda()`): without one it stays on the CPU.
         let device = match value {
             Expr::Call(call) => self.resolve(&call.func).as_deref() == Some("torch.device"),
             other => string(other).is_some(),
         } && self.device_of(value).is_some();
-        if !known && device && self.fallback(value).is_none() {
+        let moved = self.moved_to_gpu(value).as_deref() == Some(name);
+        if !known && (device || moved) && self.fallback(value).is_none() {
             self.function
                 .flow
                 .fallbacks
                 .push((name.to_owned(), shown, span));
+        }
+    }
+
+    /// The name whose value `expr` moves to a GPU (`model.cuda()`, `x.to("cuda")`), if any.
+    pub(crate) fn moved_to_gpu(&self, expr: &Expr) -> Option<String> {
+        let Expr::Call(call) = expr else {
+            return None;
+        };
+        let Expr::Attribute(method) = &*call.func else {
+            return None;
+        };
+        let to_gpu = match method.attr.as_str() {
+            "cuda" => true,
+            "to" => call
+                .arguments
+                .find_argument_value("device", 0)
+                .and_then(|device| self.device_of(device))
+                .is_some_and(|device| device != "cpu"),
+            _ => false,
+        };
+        to_gpu.then(|| dotted(peel(&method.value))).flatten()
+    }
+
+    /// `model.cuda()` alone in a branch an availability check chose: a module moved in place,
+    /// which stays on the CPU without a GPU, as `model = model.cuda()` does.
+    pub(crate) fn moved_in_branch(&mut self, expr: &Expr) {
+        if let Some(name) = self.moved_to_gpu(expr) {
+            self.branch_fallback(&name, expr);
         }
     }
 
