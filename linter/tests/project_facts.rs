@@ -133,3 +133,37 @@ fn choosers_are_followed_across_files_link_by_link() {
         "{found}"
     );
 }
+
+/// A device string passed positionally to another file's function whose parameter there is a
+/// device reaches a device; a number passed to a count does not.
+#[test]
+fn devices_passed_positionally_to_project_functions_are_followed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/a.py",
+                "def generate(model, params, device):\n    return model.to(device)\n\n\n\
+                 def count(model, num_devices):\n    return num_devices\n",
+            ),
+            (
+                "pkg/b.py",
+                "from pkg.a import count, generate\n\n\ndef run(model):\n    \
+                 generate(model, {}, \"cuda:1\")\n    count(model, 4)\n    \
+                 return generate(model, {}, \"cpu\")\n",
+            ),
+        ],
+    );
+    let found = lint(&dir, &[]);
+    let lines: Vec<&str> = found
+        .lines()
+        .filter(|line| line.contains("warning["))
+        .collect();
+    assert_eq!(
+        lines,
+        ["pkg/b.py:5:25: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `\"cuda:1\"`"],
+        "{found}"
+    );
+}

@@ -30,8 +30,8 @@ use crate::python::analysis::{
     loops::Loop,
 };
 use crate::python::semantic::{
-    Imports, Scope, Walrus, assigned_names, collect_names, dotted, forwards, imported_modules,
-    integer, last_name, package_of, range, says_device, string,
+    Imports, Scope, Walrus, assigned_names, collect_names, device_params, dotted, forwards,
+    imported_modules, integer, last_name, package_of, range, says_device, string,
 };
 use crate::python::{Project, PyContext};
 use crate::source::FileRole;
@@ -49,6 +49,9 @@ pub struct Summary {
     pub outside: bool,
     /// Every module path it imports, wherever the import is: the project's module graph.
     pub imported: Vec<CompactString>,
+    /// Its functions that take a device positionally (`def generate(model, params, device)`):
+    /// their dotted paths, and the parameters' places among a call's positional arguments.
+    pub device_params: Vec<(String, usize)>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -63,6 +66,8 @@ pub struct Asked {
     pub(super) imported: FxHashSet<(String, String)>,
     /// Paths asked whether they name a device chooser.
     pub(super) chooses: FxHashSet<String>,
+    /// Functions asked whether a positional parameter is a device (path, place).
+    pub(super) takes_device: FxHashSet<(String, usize)>,
 }
 
 pub(super) fn check<'a>(
@@ -121,6 +126,7 @@ pub(super) fn check<'a>(
         project: cx.project,
         package: base,
         choosers: Vec::new(),
+        device_params: device_params(&module.body, &cx.module),
         asked: RefCell::new(asked),
         resolved: RefCell::default(),
         events: Vec::new(),
@@ -135,6 +141,7 @@ pub(super) fn check<'a>(
         program: runs,
         outside,
         imported: imported_modules(&module.body, &checker.package),
+        device_params: std::mem::take(&mut checker.device_params),
     };
     (checker.events, summary, checker.asked.into_inner())
 }
@@ -191,6 +198,8 @@ pub(crate) struct Checker<'a, 't> {
     /// This file's functions that return a device they chose (`def infer_device(): return
     /// "cuda"`), as dotted paths.
     pub(crate) choosers: Vec<String>,
+    /// This file's functions that take a device positionally, as [`Summary::device_params`].
+    pub(crate) device_params: Vec<(String, usize)>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     /// The paths expressions of the statement being walked resolved to, by node: each
@@ -253,6 +262,7 @@ impl<'a> Checker<'a, '_> {
                     _ => {}
                 }
             }
+            self.positional_devices(call, path);
             if let Some(name) = path.strip_prefix("torch.")
                 && self.api.names.combining.contains(name)
             {

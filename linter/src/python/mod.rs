@@ -74,6 +74,8 @@ pub struct PyContext<'a> {
 #[derive(Debug, Default)]
 pub struct Project {
     choosers: FxHashSet<String>,
+    /// The project's functions that take a device positionally: path → the parameters' places.
+    device_params: FxHashMap<String, Vec<usize>>,
     /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is part of programs.
@@ -172,6 +174,10 @@ impl Project {
             project
                 .choosers
                 .extend(file.summary.choosers.iter().cloned());
+            for (function, at) in &file.summary.device_params {
+                let places = project.device_params.entry(function.clone()).or_default();
+                places.push(*at);
+            }
             if file.summary.outside {
                 let key = format!("{}|{}", file.folder, file.module);
                 project.programs.insert(key, program);
@@ -198,10 +204,26 @@ impl Project {
 
     /// Whether the dotted `path` names a device chooser of the project, through re-exports.
     pub fn chooses(&self, path: &str) -> bool {
+        self.names(path, |path| self.choosers.contains(path))
+    }
+
+    /// Whether the dotted `path` names a function of the project whose parameter `at` (counted
+    /// among the positional arguments of a call) is a device, through re-exports.
+    pub fn takes_device(&self, path: &str, at: usize) -> bool {
+        self.names(path, |path| {
+            self.device_params
+                .get(path)
+                .is_some_and(|places| places.contains(&at))
+        })
+    }
+
+    /// Whether `found` holds for `path` or for what it re-exports, followed through the
+    /// modules' imports.
+    fn names(&self, path: &str, found: impl Fn(&str) -> bool) -> bool {
         let mut path = path.to_owned();
         // Re-exports chain; a cycle of them ends here.
         for _ in 0..8 {
-            if self.choosers.contains(&path) {
+            if found(&path) {
                 return true;
             }
             let Some((module, name)) = path.rsplit_once('.') else {
@@ -237,6 +259,11 @@ impl Project {
                 .iter()
                 .map(|path| self.chooses(path))
                 .collect(),
+            takes_device: asked
+                .takes_device
+                .iter()
+                .map(|(path, at)| self.takes_device(path, *at))
+                .collect(),
         }
     }
 }
@@ -247,6 +274,7 @@ pub struct Answers {
     programs: Option<bool>,
     imported: Vec<Option<String>>,
     chooses: Vec<bool>,
+    takes_device: Vec<bool>,
 }
 
 pub use checker::{Asked, Summary};

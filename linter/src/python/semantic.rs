@@ -465,6 +465,33 @@ pub(crate) fn says_device(name: &str) -> bool {
     last.contains("device") && !last.contains("type")
 }
 
+/// The module's functions that take a device positionally (`def generate(model, params,
+/// device)`): each as `module.function` with the parameter's place among a call's positional
+/// arguments. A parameter is a device by its name: `device`, `dev`, or `..._device`.
+pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    if module.is_empty() {
+        return found;
+    }
+    for stmt in body {
+        let Stmt::FunctionDef(def) = stmt else {
+            continue;
+        };
+        let positional = def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args);
+        for (at, parameter) in positional.enumerate() {
+            let name = parameter.parameter.name.as_str();
+            if matches!(name, "device" | "dev") || name.ends_with("_device") {
+                found.push((format!("{module}.{}", def.name), at));
+            }
+        }
+    }
+    found
+}
+
 /// The names an expression reads.
 pub(crate) fn collect_names(expr: &Expr, names: &mut Vec<String>) {
     struct Names<'n>(&'n mut Vec<String>);
