@@ -15,8 +15,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::ops::Range;
 
-use compact_str::CompactString;
-
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
@@ -30,45 +28,11 @@ use crate::python::analysis::{
     loops::Loop,
 };
 use crate::python::semantic::{
-    Imports, Scope, Walrus, assigned_names, collect_names, device_params, dotted, forwards,
+    Scope, Walrus, assigned_names, collect_names, device_params, dotted, forwards,
     imported_modules, integer, last_name, package_of, range, says_device, string,
 };
-use crate::python::{Project, PyContext};
+use crate::python::{Asked, Project, PyContext, Summary};
 use crate::source::FileRole;
-
-/// What other files need to know of this one: its device choosers, and the names its imports
-/// bind at the top level (a package's `__init__.py` re-exports its modules' functions).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub choosers: Vec<String>,
-    pub imports: Imports,
-    /// Whether the file runs as a program (a script, a test) by what it shows itself: a
-    /// module outside packages that no file imports is a program when it runs.
-    pub program: bool,
-    /// Whether the file is a module outside packages, which may be a program's helper.
-    pub outside: bool,
-    /// Every module path it imports, wherever the import is: the project's module graph.
-    pub imported: Vec<CompactString>,
-    /// Its functions that take a device positionally (`def generate(model, params, device)`):
-    /// their dotted paths, and the parameters' places among a call's positional arguments.
-    pub device_params: Vec<(String, usize)>,
-}
-
-/// What a file asked of the project's other files while it was checked. The first pass,
-/// before the project is known, answers each question as a project of no files does (no
-/// chooser, no name, no program); its findings stand unless the project answers one otherwise.
-#[derive(Debug, Default)]
-pub struct Asked {
-    /// Whether this module outside packages is a program's (`folder`, `module`, and whether it
-    /// runs as one when no file imports it).
-    pub(super) programs: Option<(String, String, bool)>,
-    /// Names looked up in glob-imported modules (`module`, `name`).
-    pub(super) imported: FxHashSet<(String, String)>,
-    /// Paths asked whether they name a device chooser.
-    pub(super) chooses: FxHashSet<String>,
-    /// Functions asked whether a positional parameter is a device (path, place).
-    pub(super) takes_device: FxHashSet<(String, usize)>,
-}
 
 pub(super) fn check<'a>(
     module: &ast::ModModule,

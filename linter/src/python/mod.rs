@@ -3,9 +3,10 @@
 //! suppressions, baselines, reports) is shared.
 //!
 //! The parts, kept apart as the Rust front end's are:
-//! - this module: the parser's entry ([`check`]), the nesting weighed from the parser's tokens,
-//!   and [`Project`], what the project's files tell each other (device choosers, what imports
-//!   bind, which modules only programs import);
+//! - this module: the parser's entry ([`check`]) and the nesting weighed from the parser's
+//!   tokens;
+//! - `project`: what the project's files tell each other ([`Summary`], [`Asked`]) and the
+//!   [`Project`] that answers (device choosers, what imports bind, the module graph);
 //! - `semantic`: what names mean: the scopes of a module and of each function, resolution of a
 //!   name or attribute chain through them;
 //! - `checker`: the traversal, with the state of the function being walked as one value;
@@ -28,12 +29,8 @@
 
 mod analysis;
 mod checker;
+mod project;
 mod semantic;
-
-use std::sync::Arc;
-
-use compact_str::CompactString;
-use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast::ModModule;
 use ruff_python_ast::token::{Token, TokenKind};
@@ -66,218 +63,7 @@ pub struct PyContext<'a> {
     pub folder: String,
 }
 
-/// The project's Python files as far as the others need them: the functions that return a
-/// device they chose (`def infer_device(): return "cuda" if ... else "cpu"`), what each
-/// module's imports bind, so that a chooser re-exported by a package's `__init__.py` is
-/// found under that name too, and which modules outside packages are programs' (the module
-/// graph).
-#[derive(Debug, Default)]
-pub struct Project {
-    choosers: FxHashSet<String>,
-    /// The project's functions that take a device positionally: path → the parameters' places.
-    device_params: FxHashMap<String, Vec<usize>>,
-    /// Module → its summary, for the dotted path each of its names was imported from.
-    imports: FxHashMap<String, Arc<Summary>>,
-    /// The modules outside packages, as `folder|module`, and whether each is part of programs.
-    programs: FxHashMap<String, bool>,
-}
-
-/// One Python file as the project's other files see it.
-#[derive(Debug)]
-pub struct ModuleFile {
-    /// Its folder: a module outside packages is imported by bare name from the files beside it.
-    pub folder: String,
-    /// Its dotted module name through the packages that hold it (`pkg.train`).
-    pub module: String,
-    /// Its dotted names from the project's import roots, for a module outside packages: its
-    /// path from the project's root (`backend/memory/management.py` →
-    /// `backend.memory.management`, a namespace package's module), and without a leading `src`.
-    pub rooted: Vec<String>,
-    pub summary: Arc<Summary>,
-}
-
-impl Project {
-    /// Gathers what the files' summaries say.
-    ///
-    /// A module outside packages is library code when a file of the project that is not a
-    /// program imports it (by its bare name from a file beside it, or by a dotted name from the
-    /// project's root: namespace packages), whatever its top level does. It is part of
-    /// programs when only programs import it: a script's helper (`utils.py` beside `run.py`),
-    /// and its helpers in turn, as a module only a binary declares is in Rust. One that no file
-    /// imports is a program when it runs (a main guard, work at the top level), and library code
-    /// when it only defines functions, classes and constants: it exists to be imported (by a
-    /// notebook, a configuration file that names it, a plugin registry).
-    pub fn new(files: impl IntoIterator<Item = ModuleFile>) -> Project {
-        let files: Vec<ModuleFile> = files.into_iter().collect();
-        // The modules outside packages, by folder and bare name, and by their rooted names.
-        let mut beside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
-        let mut rooted: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for (at, file) in files.iter().enumerate().filter(|(_, f)| f.summary.outside) {
-            beside.insert((&file.folder, &file.module), at);
-            for name in &file.rooted {
-                rooted.entry(name).or_default().push(at);
-            }
-        }
-        // The files that import each module outside packages (by its name, or by a path that
-        // it starts).
-        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
-        if !beside.is_empty() {
-            for (by, file) in files.iter().enumerate() {
-                let mut imported = FxHashSet::default();
-                for path in &file.summary.imported {
-                    // A module beside the file is named by the path's first segment; a rooted
-                    // name by a longer prefix of it.
-                    let mut ends = path.match_indices('.').map(|(end, _)| end);
-                    let first = ends.next().unwrap_or(path.len());
-                    imported.extend(beside.get(&(file.folder.as_str(), &path[..first])).copied());
-                    if !rooted.is_empty() && first < path.len() {
-                        for end in ends.chain([path.len()]) {
-                            imported
-                                .extend(rooted.get(&path[..end]).into_iter().flatten().copied());
-                        }
-                    }
-                }
-                imported.remove(&by);
-                for at in imported {
-                    importers[at].push(by);
-                }
-            }
-        }
-        // Programs: what runs and is not imported; then, to the fixed point, what only programs
-        // import (a helper of a helper of a script is the script's too).
-        let mut program: Vec<bool> = files
-            .iter()
-            .zip(&importers)
-            .map(|(file, importers)| {
-                file.summary.program && (!file.summary.outside || importers.is_empty())
-            })
-            .collect();
-        loop {
-            let joined: Vec<usize> = beside
-                .values()
-                .copied()
-                .filter(|&at| {
-                    !program[at]
-                        && !importers[at].is_empty()
-                        && importers[at].iter().all(|&by| program[by])
-                })
-                .collect();
-            if joined.is_empty() {
-                break;
-            }
-            for at in joined {
-                program[at] = true;
-            }
-        }
-        let mut project = Project::default();
-        for (file, program) in files.into_iter().zip(program) {
-            project
-                .choosers
-                .extend(file.summary.choosers.iter().cloned());
-            for (function, at) in &file.summary.device_params {
-                let places = project.device_params.entry(function.clone()).or_default();
-                places.push(*at);
-            }
-            if file.summary.outside {
-                let key = format!("{}|{}", file.folder, file.module);
-                project.programs.insert(key, program);
-            }
-            project.imports.insert(file.module, file.summary);
-        }
-        project
-    }
-
-    /// Whether `module`, a file of `folder` outside any package, is part of programs (see
-    /// [`Project::new`]); `None` for a file the project does not know.
-    pub fn is_program(&self, folder: &str, module: &str) -> Option<bool> {
-        self.programs.get(&format!("{folder}|{module}")).copied()
-    }
-
-    /// The dotted path `name` was imported from at the top level of the project's `module`.
-    pub fn imported(&self, module: &str, name: &str) -> Option<&str> {
-        self.imports
-            .get(module)?
-            .imports
-            .get(name)
-            .map(CompactString::as_str)
-    }
-
-    /// Whether the dotted `path` names a device chooser of the project, through re-exports.
-    pub fn chooses(&self, path: &str) -> bool {
-        self.names(path, |path| self.choosers.contains(path))
-    }
-
-    /// Whether the dotted `path` names a function of the project whose parameter `at` (counted
-    /// among the positional arguments of a call) is a device, through re-exports.
-    pub fn takes_device(&self, path: &str, at: usize) -> bool {
-        self.names(path, |path| {
-            self.device_params
-                .get(path)
-                .is_some_and(|places| places.contains(&at))
-        })
-    }
-
-    /// Whether `found` holds for `path` or for what it re-exports, followed through the
-    /// modules' imports.
-    fn names(&self, path: &str, found: impl Fn(&str) -> bool) -> bool {
-        let mut path = path.to_owned();
-        // Re-exports chain; a cycle of them ends here.
-        for _ in 0..8 {
-            if found(&path) {
-                return true;
-            }
-            let Some((module, name)) = path.rsplit_once('.') else {
-                return false;
-            };
-            match self
-                .imports
-                .get(module)
-                .and_then(|summary| summary.imports.get(name))
-            {
-                Some(target) if *target != path => path = target.to_string(),
-                _ => return false,
-            }
-        }
-        false
-    }
-
-    /// What the project answers to what a file asked of it: a file whose questions are
-    /// answered alike is checked alike.
-    pub fn answer(&self, asked: &Asked) -> Answers {
-        Answers {
-            programs: asked
-                .programs
-                .as_ref()
-                .map(|(folder, module, runs)| self.is_program(folder, module).unwrap_or(*runs)),
-            imported: asked
-                .imported
-                .iter()
-                .map(|(module, name)| self.imported(module, name).map(str::to_owned))
-                .collect(),
-            chooses: asked
-                .chooses
-                .iter()
-                .map(|path| self.chooses(path))
-                .collect(),
-            takes_device: asked
-                .takes_device
-                .iter()
-                .map(|(path, at)| self.takes_device(path, *at))
-                .collect(),
-        }
-    }
-}
-
-/// The project's answers to the questions of one file ([`Asked`]), in the order asked.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Answers {
-    programs: Option<bool>,
-    imported: Vec<Option<String>>,
-    chooses: Vec<bool>,
-    takes_device: Vec<bool>,
-}
-
-pub use checker::{Asked, Summary};
+pub use project::{Answers, Asked, ModuleFile, Project, Summary};
 
 /// One Python file checked: its events, or why it could not be; what the other files need of
 /// it (its device choosers and its top-level imports); and what it asked of them.
