@@ -398,6 +398,16 @@ impl<'a> Checker<'a, '_> {
                     let name = name.id.to_string();
                     let module_level = self.qualname.is_empty();
                     self.bind_device_string(&name, value, module_level);
+                    // `params = {"device": "cuda", ...}`: what each key holds, for
+                    // `params["device"]`.
+                    if let Expr::Dict(map) = value {
+                        for item in map.iter() {
+                            if let Some(key) = item.key.as_ref().and_then(string) {
+                                let keyed = format!("{name}[{key:?}]");
+                                self.bind_device_string(&keyed, &item.value, module_level);
+                            }
+                        }
+                    }
                     match (string(value), self.resolve(value)) {
                         (Some(text), _) => {
                             self.function

@@ -378,6 +378,18 @@ fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashS
     }
 }
 
+/// `a.b["key"]` for a string key of a dotted name, as a dict literal's keys are bound.
+pub(crate) fn keyed(expr: &Expr) -> Option<String> {
+    let Expr::Subscript(subscript) = expr else {
+        return None;
+    };
+    Some(format!(
+        "{}[{:?}]",
+        dotted(&subscript.value)?,
+        string(&subscript.slice)?
+    ))
+}
+
 /// `a.b.c` for a chain of attributes on a name.
 pub(crate) fn dotted(expr: &Expr) -> Option<String> {
     match expr {

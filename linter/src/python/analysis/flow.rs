@@ -11,7 +11,7 @@ use ruff_python_ast::{self as ast, Expr};
 use crate::analysis::{ApiUse, Event, Fact, How};
 use crate::api::Entry;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, integer, last_name, range, says_device, string};
+use crate::python::semantic::{dotted, integer, keyed, last_name, range, says_device, string};
 use placement_device_name::DeviceName;
 
 /// What one function (or the module's top level) has shown so far.
@@ -295,7 +295,10 @@ impl<'a> Checker<'a, '_> {
             });
         }
         // A name holding a device string, also inside an f-string (`f"cuda:{index}"`).
-        if let Some(name) = dotted(value).or_else(|| self.pending_name_in(value)) {
+        if let Some(name) = dotted(value)
+            .or_else(|| keyed(value))
+            .or_else(|| self.pending_name_in(value))
+        {
             let pending = match self.function.flow.pending.get_mut(&name) {
                 Some(pending) => Some(pending),
                 None => self.file_pending.get_mut(&name),
