@@ -638,6 +638,9 @@ impl Checker<'_, '_> {
                             .is_some_and(|name| self.function.flow.pending.contains_key(&name))
                         || self.built_from_current(value, before)
                 });
+                if let Some(value) = ret.value.as_deref() {
+                    self.returned_in_branch(value);
+                }
                 // A method is a chooser too (`self.pick_device()`, `cls.default_device()`).
                 let method = self.qualname.len() == 2
                     && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());

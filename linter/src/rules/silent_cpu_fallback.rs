@@ -29,10 +29,10 @@ declare_rule! {
     ///
     /// ## In Python
     /// `"cuda" if torch.cuda.is_available() else "cpu"` (also inside
-    /// `torch.device(...)`, an `if` that binds the device in its branches, or a branch that moves
-    /// a model to the GPU, `if torch.cuda.is_available(): model = model.cuda()`, with no branch
-    /// that says or stops) whose result the function never compares, asserts, logs, prints or
-    /// reads `.type` of:
+    /// `torch.device(...)`, an `if` that binds or returns the device in its branches, or a
+    /// branch that moves a model to the GPU, `if torch.cuda.is_available(): model =
+    /// model.cuda()`, with no branch that says or stops) whose result the function never
+    /// compares, asserts, logs, prints or reads `.type` of:
     /// ```python
     /// device = "cuda" if torch.cuda.is_available() else "cpu"
     /// model.to(device)

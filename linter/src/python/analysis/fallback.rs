@@ -179,16 +179,39 @@ impl<'a> Checker<'a, '_> {
             .any(|(held, _, at)| held == name && *at == span);
         // A device string or a `torch.device(...)`, not a number or a name; or the name's own
         // value moved to a GPU (`model = model.cuda()`): without one it stays on the CPU.
-        let device = match value {
-            Expr::Call(call) => self.resolve(&call.func).as_deref() == Some("torch.device"),
-            other => string(other).is_some(),
-        } && self.device_of(value).is_some();
+        let device = self.is_device_value(value);
         let moved = self.moved_to_gpu(value).as_deref() == Some(name);
         if !known && (device || moved) && self.fallback(value).is_none() {
             self.function
                 .flow
                 .fallbacks
                 .push((name.to_owned(), shown, span));
+        }
+    }
+
+    /// A device string or a `torch.device(...)`, not a number or a name.
+    fn is_device_value(&self, value: &Expr) -> bool {
+        let written = match value {
+            Expr::Call(call) => self.resolve(&call.func).as_deref() == Some("torch.device"),
+            other => string(other).is_some(),
+        };
+        written && self.device_of(value).is_some()
+    }
+
+    /// A device returned from a branch an availability check chose (`if
+    /// torch.cuda.is_available(): return "cuda"`, `if not torch.cuda.is_available(): return
+    /// torch.device("cpu")`): the function's callers get the CPU without a word, as from the
+    /// conditional expression.
+    pub(crate) fn returned_in_branch(&mut self, value: &Expr) {
+        let Some((shown, span)) = self.function.checked_branch.clone() else {
+            return;
+        };
+        let known = self
+            .events
+            .iter()
+            .any(|event| matches!(event, Event::SilentFallback { span: at, .. } if *at == span));
+        if !known && self.is_device_value(value) && self.fallback(value).is_none() {
+            self.events.push(Event::SilentFallback { shown, span });
         }
     }
 
