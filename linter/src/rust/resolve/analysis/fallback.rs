@@ -86,9 +86,29 @@ fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
     }
 }
 
+/// The chooser calls whose result is a block's value: its tail expression's, and where the
+/// tail is one of blocks under exclusive `#[cfg]`s (`#[cfg(feature = "cuda")] { .. }
+/// #[cfg(not(feature = "cuda"))] { .. }`), each of them, since only one is compiled.
 fn tail_calls<'e>(block: &'e syn::Block, out: &mut Vec<&'e syn::ExprCall>) {
-    if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
-        value_calls(tail, out);
+    let cfg_block = |stmt: &syn::Stmt| match stmt {
+        syn::Stmt::Expr(Expr::Block(inner), None) => {
+            inner.attrs.iter().any(|attr| attr.path().is_ident("cfg"))
+        }
+        _ => false,
+    };
+    let Some((last, rest)) = block.stmts.split_last() else {
+        return;
+    };
+    let syn::Stmt::Expr(tail, None) = last else {
+        return;
+    };
+    value_calls(tail, out);
+    if cfg_block(last) {
+        for stmt in rest.iter().rev().take_while(|stmt| cfg_block(stmt)) {
+            if let syn::Stmt::Expr(alternative, None) = stmt {
+                value_calls(alternative, out);
+            }
+        }
     }
 }
 
