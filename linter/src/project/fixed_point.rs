@@ -163,7 +163,7 @@ mod tests {
     }
 
     #[test]
-    fn nothing_to_decide_is_no_round() {
+    fn a_decision_nothing_depends_on_relints_nothing() {
         let chain = Chain {
             follows: BTreeMap::new(),
         };

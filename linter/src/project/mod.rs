@@ -133,15 +133,16 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Project, Discove
     Ok(Project { session, model })
 }
 
-/// What every file's lint reads: the project, and what the Python files' first pass found.
+/// What every file's lint reads: the project, and the Python files' findings as the fixed point
+/// decided them.
 #[derive(Debug)]
 struct Run {
     session: Session,
     model: Model,
-    /// What the Python files define for each other.
+    /// What the Python files define for each other, as the fixed point last decided it: for a
+    /// Python file the fixed point could not read, checked when it is linted.
     python: python::Project,
-    /// The findings of the Python files that the first pass settled (see
-    /// [`python::Project::confirm`]); the others are checked again.
+    /// The findings of the Python files, decided in [`python_files::decide`].
     settled: HashMap<PathBuf, python_files::Settled>,
 }
 

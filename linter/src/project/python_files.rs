@@ -117,9 +117,7 @@ impl PythonFiles<'_> {
         };
         Some((settled, facts))
     }
-}
 
-impl PythonFiles<'_> {
     /// A file's dotted names from the import roots: its path from its workspace's root, and
     /// from `src/` when it is there.
     fn rooted(&self, unit: &FileUnit) -> Vec<String> {

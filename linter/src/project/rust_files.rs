@@ -81,35 +81,19 @@ fn chooser_labels(facts: &[ChooserFact], place: impl Fn(usize) -> String) -> Cho
 /// and choices come.
 pub(super) type ChooserLabels = Vec<(Chooser, String)>;
 
-/// The device choosers of `labels` that are not in `known` yet, each with its first label.
-fn new_choosers<'l>(
-    known: &HashMap<Chooser, String>,
-    labels: impl Iterator<Item = &'l (Chooser, String)>,
-) -> HashMap<Chooser, String> {
-    let mut found = HashMap::new();
-    for (chooser, label) in labels {
-        if !known.contains_key(chooser) {
-            found
-                .entry(chooser.clone())
-                .or_insert_with(|| label.clone());
-        }
-    }
-    found
-}
-
-/// The device choosers that `facts` add to `known`, with those of `known`; `None` when they add
+/// The device choosers that `facts` add to `known`, with those of `known` (each with the
+/// label of its first finding, in the order the files and choices come); `None` when they add
 /// none.
 fn more_choosers(
     facts: &BTreeMap<FileKey, ChooserLabels>,
     known: Option<&HashMap<Chooser, String>>,
 ) -> Option<HashMap<Chooser, String>> {
     let mut all = known.cloned().unwrap_or_default();
-    let found = new_choosers(&all, facts.values().flatten());
-    if found.is_empty() {
-        return None;
+    let before = all.len();
+    for (chooser, label) in facts.values().flatten() {
+        all.entry(chooser.clone()).or_insert_with(|| label.clone());
     }
-    all.extend(found);
-    Some(all)
+    (all.len() > before).then_some(all)
 }
 
 /// Rust's device choosers, exchanged between the files that define them and the files that

@@ -274,14 +274,17 @@ impl<'a> Checker<'a, '_> {
                     }
                 }
                 // `device_map={"": 0}` (transformers, accelerate): each module's device.
-                ("device_map", Expr::Dict(map)) => {
-                    for item in map.iter() {
-                        let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
-                        self.device_argument(&item.value, shown);
-                    }
-                }
+                ("device_map", Expr::Dict(map)) => self.device_map(map),
                 _ => {}
             }
+        }
+    }
+
+    /// A `device_map` dict (transformers, accelerate): each value is a module's device.
+    fn device_map(&mut self, map: &ast::ExprDict) {
+        for item in map.iter() {
+            let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
+            self.device_argument(&item.value, shown);
         }
     }
 
@@ -388,10 +391,7 @@ impl<'a> Checker<'a, '_> {
                 // where the map is passed.
                 Expr::Name(name) if name.id.ends_with("device_map") && value.is_dict_expr() => {
                     if let Expr::Dict(map) = value {
-                        for item in map.iter() {
-                            let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
-                            self.device_argument(&item.value, shown);
-                        }
+                        self.device_map(map);
                     }
                 }
                 Expr::Name(name) => {

@@ -6,7 +6,7 @@ use ruff_python_ast::{self as ast, Expr};
 use crate::analysis::Event;
 use crate::api::Role;
 use crate::python::checker::Checker;
-use crate::python::semantic::{range, string};
+use crate::python::semantic::range;
 
 impl<'a> Checker<'a, '_> {
     /// Whether a chooser's call leaves it the choice: it passes no device of its own
@@ -38,36 +38,6 @@ impl<'a> Checker<'a, '_> {
             }
             _ => false,
         })
-    }
-
-    /// A device string passed positionally to a function of the project whose parameter there
-    /// is a device (`generate_stream(model, tokenizer, params, "cuda")`): it reaches a device.
-    pub(crate) fn positional_devices(&mut self, call: &ast::ExprCall, path: &str) {
-        for (at, argument) in call.arguments.args.iter().enumerate() {
-            if argument.is_starred_expr() {
-                return;
-            }
-            if string(argument).is_none() || self.device_of(argument).is_none() {
-                continue;
-            }
-            let own = self
-                .device_params
-                .iter()
-                .any(|(function, place)| function == path && *place == at);
-            if own || self.takes_device(path, at) {
-                let callee = self.source(&range(&*call.func)).to_owned();
-                self.device_argument(argument, |ordinal| format!("{callee}(..., {ordinal})"));
-            }
-        }
-    }
-
-    /// Whether the project's function `path` takes a device as positional argument `at`.
-    fn takes_device(&self, path: &str, at: usize) -> bool {
-        self.asked
-            .borrow_mut()
-            .takes_device
-            .insert((path.to_owned(), at));
-        self.project.takes_device(path, at)
     }
 
     /// Whether `path` names a device chooser: of the project, or of this file above (in the

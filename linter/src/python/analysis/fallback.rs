@@ -238,6 +238,9 @@ impl<'a> Checker<'a, '_> {
     /// `model.cuda()` alone in a branch an availability check chose: a module moved in place,
     /// which stays on the CPU without a GPU, as `model = model.cuda()` does.
     pub(crate) fn moved_in_branch(&mut self, expr: &Expr) {
+        if self.function.checked_branch.is_none() {
+            return;
+        }
         if let Some(name) = self.moved_to_gpu(expr) {
             self.branch_fallback(&name, expr);
         }

@@ -1,11 +1,12 @@
-//! Functions that choose a device for their callers: a free or associated function that takes no device,
-//! returns one (`-> Device`, `-> Result<Device>`, `-> Arc<CudaContext>`), and chooses it itself
+//! Functions that choose a device for their callers: a free function, or an associated function
+//! of a type's own `impl`, that takes no device, returns one (`-> Device`, `-> Result<Device>`,
+//! `-> Arc<CudaContext>`), and chooses it itself
 //! (a literal ordinal, a default or "best available" device). Each choice made in such a
 //! function names it ([`ApiUse::chooser`]), and the driver records it as a fact of the file,
 //! whatever the levels and suppressions of the choice's own finding; once every file is
 //! linted, the function becomes an API entry of its own that chooses the device implicitly,
 //! and its calls outside entry points are flagged like calls of `cuda_if_available`
-//! (`decide_choosers` in `project`).
+//! (`Choosers` in `project::rust_files`, decided in the project's fixed point).
 
 use super::FnInfo;
 use crate::analysis::ApiUse;

@@ -127,8 +127,8 @@ impl<'c, 'a> Scopes<'c, 'a> {
     /// Whether the innermost scope is an `impl`'s directly inside a module (its associated
     /// functions are named by the type's path there).
     pub(in crate::rust::resolve) fn at_impl_level(&self) -> bool {
-        let kinds: Vec<ScopeKind> = self.stack.iter().rev().take(2).map(|s| s.kind).collect();
-        kinds == [ScopeKind::Block, ScopeKind::Module]
+        let kinds = self.stack.iter().rev().take(2).map(|scope| scope.kind);
+        kinds.eq([ScopeKind::Block, ScopeKind::Module])
     }
 
     /// The current module path, without the crate name.
