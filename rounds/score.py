@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Scores a blind round: the hazards its readers labelled before the linter ran, against the
+findings of a build.
+
+    rounds/score.py ROUND                       the round as measured (ROUND/findings.tsv, the
+                                                findings of the frozen build)
+    rounds/score.py ROUND --findings NEW.tsv    a later build on the same commits: a regression
+                                                on an old round shows as a miss or a wrong finding
+    rounds/score.py --extract REPO OUT.json...  turns `--message-format json` output into the
+                                                findings format (repo, path, line, rule)
+
+ROUND holds `repos.tsv` (repo, language, url, commit, files), `labels/REPO.tsv` (path, line,
+rule, verdict, note: written by the reader before any finding was seen) and `judged.tsv`
+(repo, path, line, rule, verdict, label, note: the findings that no label matched, judged
+after the run; `label` is the line of the reader's label when the finding is the same hazard
+reported on another line). Verdicts are `true`, `false` or `debatable`; debatable ones count on neither side. A
+finding matches a label of the same file and rule within two lines (a device is reported
+where it reaches a device, a reader may mark where it is written). Only the rules' paths,
+lines and verdicts are kept here, never the repositories' code.
+"""
+import argparse
+import csv
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+NEAR = 2
+OFF_BY_DEFAULT = {"silent_cpu_fallback"}
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def extract(repo, outputs):
+    writer = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
+    rows = set()
+    for output in outputs:
+        for line in open(output):
+            message = json.loads(line)
+            if message.get("reason") != "compiler-message":
+                continue
+            diagnostic = message["message"]
+            code = (diagnostic.get("code") or {}).get("code", "")
+            primary = next(s for s in diagnostic["spans"] if s["is_primary"])
+            rule = code.removeprefix("placement::")
+            rows.add((repo, primary["file_name"], primary["line_start"], rule))
+    for row in sorted(rows):
+        writer.writerow(row)
+
+
+def match(findings, labels):
+    """Pairs findings with labels of the same file and rule, nearest lines first."""
+    pairs = sorted(
+        (abs(f["line"] - l["line"]), i, j)
+        for i, f in enumerate(findings)
+        for j, l in enumerate(labels)
+        if f["path"] == l["path"] and f["rule"] == l["rule"] and abs(f["line"] - l["line"]) <= NEAR
+    )
+    found, labelled = {}, {}
+    for _, i, j in pairs:
+        if i not in found and j not in labelled:
+            found[i], labelled[j] = j, i
+    return found, labelled
+
+
+def score(round_dir, findings_path, default_only):
+    repos = read_tsv(round_dir / "repos.tsv")
+    judged = defaultdict(list)
+    for row in read_tsv(round_dir / "judged.tsv"):
+        row["line"] = int(row["line"])
+        judged[row["repo"]].append(row)
+    findings = defaultdict(list)
+    with open(findings_path, newline="") as f:
+        for repo, path, line, rule in csv.reader(f, delimiter="\t"):
+            findings[repo].append({"path": path, "line": int(line), "rule": rule})
+    keep = (lambda rule: rule not in OFF_BY_DEFAULT) if default_only else (lambda rule: True)
+    totals = defaultdict(lambda: defaultdict(int))
+    unjudged, misses, wrong = [], [], []
+    print("repo\tlanguage\tfindings\tright\twrong\tdebatable\thazards\treported")
+    for entry in repos:
+        repo = entry["repo"]
+        labels = [l for l in read_tsv(round_dir / "labels" / f"{repo}.tsv") if keep(l["rule"])]
+        for label in labels:
+            label["line"] = int(label["line"])
+        found = [f for f in findings[repo] if keep(f["rule"])]
+        by_label, labelled = match(found, labels)
+        verdicts = judged[repo]
+        rest = [i for i in range(len(found)) if i not in by_label]
+        by_judged, _ = match([found[i] for i in rest], verdicts)
+        # A judged finding that is a label's hazard reported on another line is that label's.
+        for k, v in list(by_judged.items()):
+            same = verdicts[v].get("label")
+            j = next(
+                (j for j, l in enumerate(labels) if j not in labelled and same
+                 and l["path"] == verdicts[v]["path"] and l["rule"] == verdicts[v]["rule"]
+                 and l["line"] == int(same)),
+                None,
+            )
+            if j is not None:
+                by_label[rest[k]], labelled[j] = j, rest[k]
+                del by_judged[k]
+        counts = defaultdict(int)
+        counts["findings"] = len(found)
+        for i in range(len(found)):
+            if i in by_label:
+                verdict = labels[by_label[i]]["verdict"]
+            elif rest.index(i) in by_judged:
+                verdict = verdicts[by_judged[rest.index(i)]]["verdict"]
+            else:
+                verdict = "unjudged"
+                unjudged.append((repo, found[i]))
+            counts[{"true": "right", "false": "wrong"}.get(verdict, verdict)] += 1
+            if verdict == "false":
+                wrong.append((repo, found[i]))
+        # Hazards: the readers' true labels, and true findings they had not labelled.
+        counts["hazards"] = sum(l["verdict"] == "true" for l in labels)
+        counts["reported"] = sum(l["verdict"] == "true" for j, l in enumerate(labels) if j in labelled)
+        extra = sum(
+            1
+            for i in range(len(found))
+            if i not in by_label and rest.index(i) in by_judged
+            and verdicts[by_judged[rest.index(i)]]["verdict"] == "true"
+        )
+        counts["hazards"] += extra
+        counts["reported"] += extra
+        for j, label in enumerate(labels):
+            if label["verdict"] == "true" and j not in labelled:
+                misses.append((repo, label))
+        print(
+            f"{repo}\t{entry['language']}\t{counts['findings']}\t{counts['right']}\t"
+            f"{counts['wrong']}\t{counts['debatable']}\t{counts['hazards']}\t{counts['reported']}"
+        )
+        for key, value in counts.items():
+            totals[entry["language"]][key] += value
+    for language, counts in sorted(totals.items()):
+        judged_findings = counts["right"] + counts["wrong"]
+        precision = counts["right"] / judged_findings if judged_findings else float("nan")
+        recall = counts["reported"] / counts["hazards"] if counts["hazards"] else float("nan")
+        print(
+            f"{language}: precision {counts['right']}/{judged_findings} = {precision:.2f}, "
+            f"recall {counts['reported']}/{counts['hazards']} = {recall:.2f} "
+            f"({counts['debatable']} debatable findings, {counts['unjudged']} unjudged)"
+        )
+    for title, rows in (("wrong", wrong), ("unjudged", unjudged)):
+        for repo, f in rows:
+            print(f"{title}\t{repo}\t{f['path']}:{f['line']}\t{f['rule']}")
+    for repo, label in misses:
+        print(f"miss\t{repo}\t{label['path']}:{label['line']}\t{label['rule']}\t{label['note']}")
+    return 1 if unjudged else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("round", nargs="?", type=Path)
+    parser.add_argument("--findings", type=Path)
+    parser.add_argument("--default-levels", action="store_true",
+                        help="leave out the rules that are off by default")
+    parser.add_argument("--extract", nargs="+", metavar=("REPO", "OUT.json"))
+    args = parser.parse_args()
+    if args.extract:
+        return extract(args.extract[0], args.extract[1:])
+    if args.round is None:
+        parser.error("a round folder, or --extract")
+    findings = args.findings or args.round / "findings.tsv"
+    return score(args.round, findings, args.default_levels)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
