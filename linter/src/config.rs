@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -153,9 +154,9 @@ pub struct Config {
     deny_warnings: bool,
     pub entry_points: Vec<String>,
     pub exclude: GlobSet,
-    pub api: Api,
+    pub api: Arc<Api>,
     /// The tables for Python files, with the configuration's `python_api` entries.
-    pub python_api: Api,
+    pub python_api: Arc<Api>,
     pub max_file_size: FileSize,
     /// Where the workspace configuration came from, for messages.
     pub source: Option<String>,

@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 
 use serde::Deserialize;
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CallNames {
     /// Checks that pick a device and may quietly answer "no GPU" (dotted paths).

@@ -9,6 +9,7 @@
 mod call_names;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
@@ -391,6 +392,14 @@ pub struct Table {
 }
 
 impl Table {
+    /// Whether the table adds nothing (a configuration without `[[api.*]]` entries).
+    fn is_empty(&self) -> bool {
+        self.reexport.is_empty()
+            && self.item.is_empty()
+            && self.method.is_empty()
+            && self.names == CallNames::default()
+    }
+
     /// Adds the entries of `other`.
     pub fn extend(&mut self, other: Table) {
         self.reexport.extend(other.reexport);
@@ -518,9 +527,10 @@ fn segments(path: &str) -> Vec<String> {
 
 impl Api {
     /// The built-in tables plus `extra` (from configuration).
-    pub fn new(extra: Table) -> Result<Api, String> {
-        // Read once per process: every workspace's configuration starts from them.
-        static BUILT_IN_API: std::sync::LazyLock<Result<Api, String>> =
+    pub fn new(extra: Table) -> Result<Arc<Api>, String> {
+        // Read once per process: every workspace's configuration starts from them, and one
+        // without entries of its own shares them.
+        static BUILT_IN_API: std::sync::LazyLock<Result<Arc<Api>, String>> =
             std::sync::LazyLock::new(|| {
                 let mut api = Api::default();
                 for (name, text) in BUILT_IN {
@@ -528,18 +538,28 @@ impl Api {
                         .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
                     api.add(table, name, true)?;
                 }
-                Ok(api)
+                api.sort_reexports();
+                Ok(Arc::new(api))
             });
-        let mut api = BUILT_IN_API.clone()?;
+        let built_in = BUILT_IN_API.clone()?;
+        if extra.is_empty() {
+            return Ok(built_in);
+        }
+        let mut api = Api::clone(&built_in);
         api.add(extra, "configuration", false)?;
-        api.reexports
+        api.sort_reexports();
+        Ok(Arc::new(api))
+    }
+
+    /// Longest `from` prefixes first, so that the most specific re-export applies.
+    fn sort_reexports(&mut self) {
+        self.reexports
             .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
-        Ok(api)
     }
 
     /// The tables for Python files plus `extra` (from configuration), with dotted names stored
     /// as `::` paths (`torch::cuda::set_device`), as the Python checker resolves them.
-    pub fn python(extra: Table) -> Result<Api, String> {
+    pub fn python(extra: Table) -> Result<Arc<Api>, String> {
         fn dotted(mut table: Table) -> Table {
             for entry in table.item.iter_mut().chain(&mut table.method) {
                 entry.path = entry.path.as_ref().map(|path| path.replace('.', "::"));
@@ -549,8 +569,9 @@ impl Api {
             }
             table
         }
-        // Read once per process: every configuration starts from them.
-        static PYTHON_API: std::sync::LazyLock<Result<Api, String>> =
+        // Read once per process: every configuration starts from them, and one without
+        // entries of its own shares them.
+        static PYTHON_API: std::sync::LazyLock<Result<Arc<Api>, String>> =
             std::sync::LazyLock::new(|| {
                 let mut api = Api::default();
                 for (name, text) in BUILT_IN_PYTHON {
@@ -558,11 +579,15 @@ impl Api {
                         .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
                     api.add(dotted(table), name, true)?;
                 }
-                Ok(api)
+                Ok(Arc::new(api))
             });
-        let mut api = PYTHON_API.clone()?;
+        let built_in = PYTHON_API.clone()?;
+        if extra.is_empty() {
+            return Ok(built_in);
+        }
+        let mut api = Api::clone(&built_in);
         api.add(dotted(extra), "configuration's Python", false)?;
-        Ok(api)
+        Ok(Arc::new(api))
     }
 
     /// Adds a table's entries, each checked against what its role needs; a bad entry is an
@@ -813,73 +838,4 @@ impl Api {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn built_in_tables_load_and_canonicalise() {
-        let api = Api::new(Table::default()).unwrap();
-        let path = |s: &str| segments(s);
-        assert_eq!(
-            api.canonical(path("candle_core::cuda::cudarc::driver::safe::CudaContext")),
-            path("cudarc::driver::CudaContext")
-        );
-        assert_eq!(
-            api.canonical(path("burn_tensor::Device::default")),
-            path("burn::tensor::Device::default")
-        );
-        assert!(api.item("tch::Device::cuda_if_available").is_some());
-        assert!(
-            api.method("cudarc::driver::CudaContext", "bind_to_thread")
-                .is_some()
-        );
-        assert_eq!(
-            api.raw("cudaSetDevice"),
-            Some("cudarc::runtime::sys::cudaSetDevice")
-        );
-        let knows = |s: &str| api.knows(&path(s));
-        assert!(knows("burn_core") && knows("tch") && knows("tch::Device") && !knows("serde"));
-        assert!(knows("cudarc::driver::CudaContext") && knows("tch::Device::cuda_if_available"));
-    }
-}
-
-#[cfg(test)]
-mod typed {
-    use super::*;
-
-    fn load(text: &str) -> Result<Api, String> {
-        Api::new(toml::from_str(text).map_err(|err| err.to_string())?)
-    }
-
-    #[test]
-    fn entries_missing_what_their_role_needs_are_named() {
-        let err = load("[[item]]\npath = \"my_crate::gpu::pick\"\nrole = \"explicit_device\"\n")
-            .unwrap_err();
-        assert_eq!(
-            err,
-            "the configuration API table: `my_crate::gpu::pick` has role `explicit_device` but \
-             no `ordinal` (the index of the argument that is the GPU ordinal)"
-        );
-        let err = load("[[method]]\non = [\"my::T\"]\nnames = [\"go\"]\nrole = \"transfer\"\n")
-            .unwrap_err();
-        assert!(
-            err.contains("`my::T::{go}`") && err.contains("`device`"),
-            "{err}"
-        );
-        let err = load("[[item]]\npath = \"my::f\"\nrole = \"set_current_device\"\nordinal = 0\n")
-            .unwrap_err();
-        assert!(
-            err.contains("`my::f` gives `ordinal`, which role `set_current_device` does not use"),
-            "{err}"
-        );
-        let api = load("[[item]]\npath = \"my::gpu\"\nrole = \"explicit_device\"\nordinal = 1\n")
-            .unwrap();
-        assert_eq!(
-            api.item("my::gpu").map(|entry| &entry.role),
-            Some(&Role::ExplicitDevice {
-                ordinal: 1,
-                gpu: "cuda".to_owned()
-            })
-        );
-    }
-}
+mod tests;
