@@ -8,10 +8,9 @@
 
 mod call_names;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Deserialize;
 
@@ -424,14 +423,15 @@ const BUILT_IN_PYTHON: &[(&str, &str)] = &[("torch", include_str!("torch.toml"))
 /// Every table, indexed for lookups by canonical path and by (receiver type, method name).
 #[derive(Clone, Debug, Default)]
 pub struct Api {
-    items: HashMap<String, Entry>,
-    methods: HashMap<(String, String), Entry>,
+    items: FxHashMap<String, Entry>,
+    /// Receiver type → method name → entry, looked up without making strings.
+    methods: FxHashMap<String, FxHashMap<String, Entry>>,
     /// `from` → `to` prefixes, longest first.
     reexports: Vec<(Vec<String>, Vec<String>)>,
     /// The first segments of the `from` prefixes.
-    reexport_roots: HashSet<String>,
+    reexport_roots: FxHashSet<String>,
     /// Last segment of raw `sys` functions → canonical path, for crates that declare them.
-    raw: HashMap<String, String>,
+    raw: FxHashMap<String, String>,
     /// How item paths end: a path that cannot end like one is not resolved at all.
     items_end: PathEnds,
     /// Every method name: a method call of another name is not looked up.
@@ -443,12 +443,12 @@ pub struct Api {
     trigger_methods: NameSet,
     /// The last segment of every type a table names (receivers and results), so that types
     /// of no interest (`usize`, `&str`) are never resolved.
-    type_names: HashSet<String>,
+    type_names: FxHashSet<String>,
     /// The types devices are (what device constructors and choosers return).
-    device_types: HashSet<String>,
+    device_types: FxHashSet<String>,
     /// Every proper prefix of a known path or receiver type (`candle_core`, `candle_core::Device`),
     /// to tell whether a glob import can lead anywhere known.
-    prefixes: HashSet<String>,
+    prefixes: FxHashSet<String>,
     /// Names known by the part they play in a call.
     pub names: CallNames,
     /// The last names of the items that start a process or a thread (`spawn`, `Process`).
@@ -634,7 +634,9 @@ impl Api {
                         self.trigger_methods.insert(name);
                     }
                     self.methods
-                        .insert((ty.clone(), name.clone()), entry.clone());
+                        .entry(ty.clone())
+                        .or_default()
+                        .insert(name.clone(), entry.clone());
                 }
             }
         }
@@ -770,7 +772,7 @@ impl Api {
     }
 
     pub fn method(&self, receiver: &str, name: &str) -> Option<&Entry> {
-        self.methods.get(&(receiver.to_owned(), name.to_owned()))
+        self.methods.get(receiver)?.get(name)
     }
 
     /// The canonical path of a raw CUDA function that a crate declares itself.

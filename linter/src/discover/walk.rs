@@ -173,11 +173,12 @@ pub(crate) fn python(
         let path = entry.path();
         let is_python = entry.file_type().is_some_and(|kind| kind.is_file())
             && path.extension().is_some_and(|ext| ext == "py");
-        let excluded = path
-            .ancestors()
-            .take_while(|dir| dir.starts_with(root) && *dir != root)
-            .any(excluded);
-        if is_python && !excluded && seen.insert(file_id(path)) {
+        let excluded = || {
+            path.ancestors()
+                .take_while(|dir| dir.starts_with(root) && *dir != root)
+                .any(excluded)
+        };
+        if is_python && !excluded() && seen.insert(file_id(path)) {
             walked.files.push(entry.into_path());
         }
     }
