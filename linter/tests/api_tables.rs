@@ -111,7 +111,9 @@ const FORMAT: &str = "\
 #   ORDINAL  for explicit_device, the index of the argument that is a GPU ordinal (a method's
 #            receiver not counted); `-` otherwise
 #   PATH     the canonical path, as the table writes it (re-exports resolved)
-# Lines starting with `#` are comments.";
+# Lines starting with `#` are comments. Functions that only report the current context's memory
+# (`mem_get_info`, `free_mem`, `cuMemGetInfo`, ...) are left out: they place nothing, as PyTorch's
+# `mem_get_info()` places nothing.";
 
 fn parse_list(text: &str) -> (Listing, Vec<String>) {
     let mut listing = Listing::new();
@@ -534,11 +536,6 @@ const SYS_USES: &[Group] = &[
         &["cuMemHostRegister_v2"],
     ),
     (
-        "driver",
-        "reports the memory of whatever context is current",
-        &["cuMemGetInfo_v2"],
-    ),
-    (
         "runtime",
         "allocates on whatever device is current",
         &[
@@ -560,11 +557,6 @@ const SYS_USES: &[Group] = &[
         "runtime",
         "pins host memory for whatever device is current",
         &["cudaHostRegister"],
-    ),
-    (
-        "runtime",
-        "reports the memory of whatever device is current",
-        &["cudaMemGetInfo"],
     ),
     // Synchronous copies and sets: the default stream of the current context.
     (

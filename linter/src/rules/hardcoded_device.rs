@@ -9,7 +9,8 @@ declare_rule! {
     /// Flags a literal GPU ordinal outside entry points: `Device::Cuda(1)`,
     /// `Device::new_cuda(0)`, `CudaContext::new(0)`, `CudaDevice::new(1)`,
     /// candle's `Device::cuda_if_available(0)`, burn's `Device::cuda(0)`, and
-    /// `"cuda:1".parse()`.
+    /// `"cuda:1".parse()`. Metal's device 0 (`Device::new_metal(0)`) is the system's default
+    /// GPU, the one a Mac has, and is not flagged; another Metal ordinal is.
     ///
     /// ## Why is this bad?
     /// Ordinals differ between machines and jobs: `CUDA_VISIBLE_DEVICES` renumbers GPUs, a
@@ -59,8 +60,16 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             use_,
             in_entry_point: false,
             ..
-        } if matches!(use_.entry.role, Role::ExplicitDevice { .. }) => {
+        } => {
+            let Role::ExplicitDevice { gpu, .. } = &use_.entry.role else {
+                return None;
+            };
             let (ordinal, span) = use_.literal_ordinal.clone()?;
+            // Metal's device 0 is the system's default GPU, the one a Mac has: nothing renumbers
+            // Metal devices or hands each job its own, so only another ordinal is hard-coded.
+            if gpu == "metal" && ordinal == 0 {
+                return None;
+            }
             (ordinal, span, use_.shown.clone())
         }
         Event::DeviceString {

@@ -11,7 +11,8 @@ declare_rule! {
     /// passed as a function value, `FLOAT_CUDA`-style constants, burn's `Device::default()`,
     /// `B::Device::default()` and `WgpuDevice::DefaultDevice`), or a call that acts on whatever
     /// device is current (the runtime's `implicit::current_device()` and `Tensor::cuda()`,
-    /// cudarc calls that allocate, load or synchronize in the current context).
+    /// cudarc calls that allocate, load or synchronize in the current context). A call that only
+    /// reports the current context's memory (`mem_get_info`) places nothing and is not flagged.
     ///
     /// ## Why is this bad?
     /// A library that picks its own device puts every job on GPU 0, or follows whatever some

@@ -17,9 +17,9 @@ impl Kernels {
         self.ctx.bind_to_thread().expect("bind the context");
     }
 
-    pub fn free_bytes(&self) -> usize {
-        let (free, _) = cudarc::driver::result::mem_get_info().expect("memory info");
-        free
+    pub fn scratch(&self, bytes: usize) -> cudarc::driver::sys::CUdeviceptr {
+        // Allocates in whatever context is current, not necessarily `self.ctx`'s.
+        unsafe { cudarc::driver::result::malloc_sync(bytes) }.expect("scratch memory")
     }
 }
 
