@@ -51,7 +51,7 @@ const PASS_ALONG: &[&str] = &[
 ];
 
 /// The chooser calls whose result is the value of `expr`: the expression itself (through
-/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`), the values of its `if`/`match` branches and
+/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`, a borrow), the values of its `if`/`match` branches and
 /// blocks, or of the closure an `.and_then(|_| ..)`/`.map(|_| ..)` chain ends with.
 fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
     match expr {
@@ -59,6 +59,7 @@ fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
         Expr::Try(inner) => value_calls(&inner.expr, out),
         Expr::Paren(inner) => value_calls(&inner.expr, out),
         Expr::Group(inner) => value_calls(&inner.expr, out),
+        Expr::Reference(inner) => value_calls(&inner.expr, out),
         Expr::MethodCall(call)
             if ["ok", "unwrap", "expect", "context", "with_context"]
                 .iter()
