@@ -14,8 +14,9 @@ rule, verdict, note: written by the reader before any finding was seen) and `jud
 (repo, path, line, rule, verdict, label, note: the findings that no label matched, judged
 after the run; `label` is the line of the reader's label when the finding is the same hazard
 reported on another line). Verdicts are `true`, `false` or `debatable`; debatable ones count on neither side. A
-finding matches a label of the same file and rule within two lines (a device is reported
-where it reaches a device, a reader may mark where it is written). Only the rules' paths,
+finding matches a label of the same file and rule within two lines of its own line, and, for a
+device held by a name or attribute, the labels at the lines it names as where the device goes
+(`findings.tsv`'s fifth column). Only the rules' paths,
 lines and verdicts are kept here, never the repositories' code.
 """
 import argparse
@@ -46,9 +47,35 @@ def extract(repo, outputs):
             code = (diagnostic.get("code") or {}).get("code", "")
             primary = next(s for s in diagnostic["spans"] if s["is_primary"])
             rule = code.removeprefix("placement::")
-            rows.add((repo, primary["file_name"], primary["line_start"], rule))
+            # The other lines the finding points at (where a held device goes).
+            related = sorted(
+                {
+                    s["line_start"]
+                    for s in diagnostic["spans"]
+                    if not s["is_primary"] and s["file_name"] == primary["file_name"]
+                }
+            )
+            also = ",".join(str(line) for line in related)
+            rows.add((repo, primary["file_name"], primary["line_start"], rule, also))
     for row in sorted(rows):
-        writer.writerow(row)
+        writer.writerow(row if row[4] else row[:4])
+
+
+def match_related(findings, labels, labelled):
+    """Labels no finding's own line matched, matched to a finding of the same file and rule that
+    points at their line as where its device goes."""
+    extra = defaultdict(list)
+    for j, label in enumerate(labels):
+        if j in labelled:
+            continue
+        for i, f in enumerate(findings):
+            if f["path"] == label["path"] and f["rule"] == label["rule"] and any(
+                abs(line - label["line"]) <= NEAR for line in f["also"]
+            ):
+                extra[i].append(j)
+                labelled[j] = i
+                break
+    return extra
 
 
 def match(findings, labels):
@@ -74,8 +101,10 @@ def score(round_dir, findings_path, default_only):
         judged[row["repo"]].append(row)
     findings = defaultdict(list)
     with open(findings_path, newline="") as f:
-        for repo, path, line, rule in csv.reader(f, delimiter="\t"):
-            findings[repo].append({"path": path, "line": int(line), "rule": rule})
+        for row in csv.reader(f, delimiter="\t"):
+            repo, path, line, rule = row[:4]
+            also = [int(x) for x in row[4].split(",")] if len(row) > 4 and row[4] else []
+            findings[repo].append({"path": path, "line": int(line), "rule": rule, "also": also})
     keep = (lambda rule: rule not in OFF_BY_DEFAULT) if default_only else (lambda rule: True)
     totals = defaultdict(lambda: defaultdict(int))
     unjudged, misses, wrong = [], [], []
@@ -87,6 +116,11 @@ def score(round_dir, findings_path, default_only):
             label["line"] = int(label["line"])
         found = [f for f in findings[repo] if keep(f["rule"])]
         by_label, labelled = match(found, labels)
+        through = match_related(found, labels, labelled)
+        for i, js in through.items():
+            if i not in by_label:
+                # A finding's verdict is its best label's: true if any is.
+                by_label[i] = min(js, key=lambda j: labels[j]["verdict"] != "true")
         verdicts = judged[repo]
         rest = [i for i in range(len(found)) if i not in by_label]
         by_judged, _ = match([found[i] for i in rest], verdicts)

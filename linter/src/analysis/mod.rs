@@ -83,6 +83,8 @@ pub enum Event<'a> {
         /// How it is written, for messages.
         shown: String,
         span: Range<usize>,
+        /// As for [`Event::CurrentDevice`].
+        reaches: Vec<Range<usize>>,
         in_entry_point: bool,
         /// As [`ApiUse::chooser`].
         chooser: Option<Chooser>,
@@ -108,6 +110,9 @@ pub enum Event<'a> {
     CurrentDevice {
         shown: String,
         span: Range<usize>,
+        /// Where the device goes when a name or attribute holds it (`device = "cuda"`, then
+        /// `.to(device)` and `device=device`): each place it reaches a device position.
+        reaches: Vec<Range<usize>>,
         in_entry_point: bool,
         in_program: bool,
     },

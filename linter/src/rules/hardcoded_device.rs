@@ -55,6 +55,7 @@ declare_rule! {
 }
 
 pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
+    let mut related = Vec::new();
     let (ordinal, span, shown) = match event {
         Event::Api {
             use_,
@@ -76,12 +77,16 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             ordinal,
             shown,
             span,
+            reaches,
             in_entry_point: false,
             ..
-        } => (*ordinal, span.clone(), shown.clone()),
+        } => {
+            related = super::goes_to(reaches);
+            (*ordinal, span.clone(), shown.clone())
+        }
         _ => return None,
     };
-    Some(Finding::new(
+    let finding = Finding::new(
         &HARDCODED_DEVICE,
         span,
         format!("hard-coded GPU ordinal `{ordinal}` in `{shown}`"),
@@ -92,5 +97,6 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             "take the device from the caller (a `device` argument); choose it where the program \
              starts, from configuration or from `LOCAL_RANK`",
         ),
-    ))
+    );
+    Some(Finding { related, ..finding })
 }

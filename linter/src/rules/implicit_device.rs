@@ -87,17 +87,22 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
         Event::CurrentDevice {
             shown,
             span,
+            reaches,
             in_entry_point: false,
             in_program: false,
         } => {
-            return Some(Finding::new(
+            let finding = Finding::new(
                 &IMPLICIT_DEVICE,
                 span.clone(),
                 format!("`{shown}` uses whatever device is current"),
                 "the current CUDA device: GPU 0 unless other code changed it",
                 "take the device from the caller (a `device` argument), and choose it once where \
                  the program starts",
-            ));
+            );
+            return Some(Finding {
+                related: super::goes_to(reaches),
+                ..finding
+            });
         }
         _ => return None,
     };

@@ -93,6 +93,15 @@ pub fn check_event<'e>(
 
 pub use parse_error::{finding as parse_error, unlinted};
 
+/// The places a held device goes (a name or attribute bound to it, then used where a device
+/// goes), as a finding's related places.
+fn goes_to(reaches: &[std::ops::Range<usize>]) -> Vec<(std::ops::Range<usize>, String)> {
+    reaches
+        .iter()
+        .map(|at| (at.clone(), "the device goes here".to_owned()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

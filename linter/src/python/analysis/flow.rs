@@ -120,6 +120,7 @@ impl<'a> Checker<'a, '_> {
             Choice::Current => Event::CurrentDevice {
                 shown,
                 span,
+                reaches: Vec::new(),
                 in_entry_point: in_entry,
                 in_program: self.program,
             },
@@ -127,11 +128,31 @@ impl<'a> Checker<'a, '_> {
                 ordinal: u128::from(ordinal),
                 shown,
                 span,
+                reaches: Vec::new(),
                 in_entry_point: in_entry,
                 chooser: None,
             },
         };
         self.events.push(event);
+    }
+
+    /// Records that the device chosen at `chosen` (held by a name or attribute) reaches a
+    /// device position at `at`, on the event that reported it.
+    fn reaches(&mut self, chosen: &Range<usize>, at: Range<usize>) {
+        let held = self.events.iter_mut().rev().find_map(|event| match event {
+            Event::CurrentDevice { span, reaches, .. }
+            | Event::DeviceString { span, reaches, .. }
+                if span == chosen =>
+            {
+                Some(reaches)
+            }
+            _ => None,
+        });
+        if let Some(reaches) = held
+            && !reaches.contains(&at)
+        {
+            reaches.push(at);
+        }
     }
 
     /// The device string a literal, or a conditional with one in a branch
@@ -333,15 +354,19 @@ impl<'a> Checker<'a, '_> {
                 Some(pending) => Some(pending),
                 None => self.file_pending.get_mut(&name),
             };
-            if let Some(pending) = pending.filter(|p| !p.reported) {
+            if let Some(pending) = pending {
+                let first = !pending.reported;
                 pending.reported = true;
                 let pending = pending.clone();
-                self.chosen(
-                    pending.choice,
-                    pending.shown,
-                    pending.span,
-                    pending.in_entry,
-                );
+                if first {
+                    self.chosen(
+                        pending.choice,
+                        pending.shown,
+                        pending.span.clone(),
+                        pending.in_entry,
+                    );
+                }
+                self.reaches(&pending.span, range(value));
             }
             return None;
         }

@@ -147,6 +147,7 @@ impl Analyses {
             ordinal,
             shown: format!("\"cuda:{ordinal}\""),
             span,
+            reaches: Vec::new(),
             in_entry_point: self.function.entry.in_entry,
             chooser: choosers::on_device_string(
                 &self.function.choosers,
