@@ -6,18 +6,37 @@ use ruff_python_ast::{self as ast, Expr};
 use crate::analysis::Event;
 use crate::api::Role;
 use crate::python::checker::Checker;
-use crate::python::semantic::range;
+use crate::python::semantic::{dotted, range, says_device};
 
 impl<'a> Checker<'a, '_> {
     /// Whether a chooser's call leaves it the choice: it passes no device of its own
-    /// (`get_device()`, `get_device("cuda")`, not `get_device(device=cfg.device)`).
+    /// (`get_device()`, `get_device("cuda")`, `get_device("auto")`, `pick(use_gpu=True)`,
+    /// `pick(use_gpu=use_gpu)`; not `get_device(device=cfg.device)` nor `get_device(args)`,
+    /// which may carry one).
     pub(crate) fn lets_choose(&self, call: &ast::ExprCall) -> bool {
-        let mut passed = call
-            .arguments
-            .args
-            .iter()
-            .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value));
-        call.arguments.is_empty() || passed.any(|value| self.device_literal(value).is_some())
+        let arguments = &call.arguments;
+        let passed = || {
+            (arguments.args.iter().map(|value| (None, value))).chain(
+                arguments
+                    .keywords
+                    .iter()
+                    .map(|keyword| (keyword.arg.as_ref().map(|arg| arg.as_str()), &keyword.value)),
+            )
+        };
+        if passed().any(|(_, value)| self.device_literal(value).is_some()) {
+            return true;
+        }
+        // No argument can be a device: a literal, or a flag passed by a keyword that does not
+        // say device.
+        passed().all(|(keyword, value)| {
+            let literal = value.is_literal_expr() && !matches!(value, Expr::FString(_));
+            let flag = keyword.is_some_and(|keyword| {
+                !says_device(keyword)
+                    && keyword != "map_location"
+                    && dotted(value).is_some_and(|name| !says_device(&name))
+            });
+            literal || flag
+        })
     }
 
     /// Whether a returned value is the current device, asked of the framework: the query itself

@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
@@ -142,23 +142,37 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// The availability check in a condition, shown, and where it is. It may be one of several
-    /// conditions (`use_gpu and torch.cuda.is_available()`), or negated (`"cpu" if not
-    /// torch.cuda.is_available() else "cuda"`).
+    /// conditions (`use_gpu and torch.cuda.is_available()`), negated (`"cpu" if not
+    /// torch.cuda.is_available() else "cuda"`), or a count of GPUs (`torch.cuda.device_count()`,
+    /// also against a number: `device_count() > 0`).
     pub(crate) fn availability_check(&self, test: &Expr) -> Option<(String, Range<usize>)> {
         let tests: Vec<&Expr> = match test {
             Expr::BoolOp(conditions) => conditions.values.iter().collect(),
             test => vec![test],
         };
+        let check = |call: &ast::ExprCall| {
+            self.resolve(&call.func)
+                .is_some_and(|path| self.api.names.availability.contains(path.as_str()))
+                .then(|| {
+                    (
+                        format!("{}()", self.source(&range(&*call.func))),
+                        range(call),
+                    )
+                })
+        };
         tests.into_iter().find_map(|test| match peel_not(test) {
-            Expr::Call(call)
-                if self
-                    .resolve(&call.func)
-                    .is_some_and(|path| self.api.names.availability.contains(path.as_str())) =>
+            Expr::Call(call) => check(call),
+            // `torch.cuda.device_count() > 0`: a count against a number.
+            Expr::Compare(compare)
+                if compare
+                    .comparators
+                    .iter()
+                    .all(|number| matches!(number, Expr::NumberLiteral(_))) =>
             {
-                Some((
-                    format!("{}()", self.source(&range(&*call.func))),
-                    range(call),
-                ))
+                match &*compare.left {
+                    Expr::Call(call) => check(call),
+                    _ => None,
+                }
             }
             _ => None,
         })

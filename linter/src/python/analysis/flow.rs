@@ -116,6 +116,16 @@ impl<'a> Checker<'a, '_> {
         if choice == Choice::Current && self.scoped > 0 {
             return;
         }
+        // Reported once where it is written (a parameter default reached in two methods).
+        let reported = self.events.iter().any(|event| match event {
+            Event::CurrentDevice { span: at, .. } | Event::DeviceString { span: at, .. } => {
+                *at == span
+            }
+            _ => false,
+        });
+        if reported {
+            return;
+        }
         let event = match choice {
             Choice::Current => Event::CurrentDevice {
                 shown,
