@@ -99,6 +99,7 @@ pub(super) fn check<'a>(
         checker.visit_stmt(stmt);
     }
     checker.finish_flow(&module.body);
+    checker.report_escaped();
     let summary = Summary {
         choosers: std::mem::take(&mut checker.choosers),
         imports: checker.scopes[0].imports.clone(),

@@ -43,6 +43,10 @@ pub(crate) struct HeldDevice {
     /// The current device asked for (`torch.cuda.current_device()`), not a string that may be
     /// a device type: passed to any call but a query or a report, it is used as a device.
     pub(crate) asked: bool,
+    /// Built as a device (`torch.device("cuda")`, a chooser's call) and kept in an attribute
+    /// that says device (`self.device`): other modules place with it (`config.device`), so it
+    /// is reported when the file ends if nothing in the file did.
+    pub(crate) escapes: bool,
 }
 
 /// What a device string chooses.
@@ -535,21 +539,41 @@ impl<'a> Checker<'a, '_> {
         // `self.device = device`, `device = torch.device(device)`: the name holds what the
         // other held (read before the name's old value goes).
         let from = match value {
+            // With an index (`torch.device(device, local_rank)`) it is no longer the current
+            // device the name held.
             Expr::Call(call) if self.built_device(value) => {
-                call.arguments.find_argument_value("type", 0)
+                match call.arguments.find_argument_value("index", 1) {
+                    Some(_) => None,
+                    None => call.arguments.find_argument_value("type", 0),
+                }
             }
             other => Some(other),
         };
         let held = from.and_then(|from| self.pending_of(from)).cloned();
+        // Kept in an attribute that says device, for other modules to place with.
+        let escapes = file
+            && name.contains('.')
+            && says_device(name)
+            && (matches!(value, Expr::Call(_)) || self.built_device(value));
         // A new value replaces what the name held, wherever it was kept; an attribute set in
         // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
-        // may hold either.
+        // may hold either. What an attribute held for other modules is reported before it goes.
+        if let Some(old) = self.file_pending.get(name)
+            && old.escapes
+            && !old.reported
+        {
+            let old = old.clone();
+            self.chosen(old.choice, old.shown, old.span, old.in_entry);
+        }
         if !(file && name.contains('.')) || held.is_some() {
             self.function.flow.pending.remove(name);
             self.file_pending.remove(name);
         }
         let Some((choice, shown, span)) = self.device_literal(value) else {
-            if let Some(pending) = held {
+            if let Some(mut pending) = held {
+                // Through a name as it is (`torch.device(device)`), not a string built from it
+                // (`f"{accelerator}:{local_rank}"`, which adds an index).
+                pending.escapes |= escapes && from.and_then(dotted).is_some();
                 match file {
                     true => self.file_pending.insert(name.to_owned(), pending),
                     false => self.function.flow.pending.insert(name.to_owned(), pending),
@@ -565,6 +589,24 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         self.hold(name, choice, shown, span, false, file);
+        if escapes && let Some(held) = self.file_pending.get_mut(name) {
+            held.escapes = true;
+        }
+    }
+
+    /// When the file ends: the devices kept in attributes for other modules
+    /// ([`HeldDevice::escapes`]) that nothing in the file placed with.
+    pub(crate) fn report_escaped(&mut self) {
+        let mut escaped: Vec<HeldDevice> = self
+            .file_pending
+            .values()
+            .filter(|held| held.escapes && !held.reported)
+            .cloned()
+            .collect();
+        escaped.sort_by_key(|held| held.span.start);
+        for held in escaped {
+            self.chosen(held.choice, held.shown, held.span, held.in_entry);
+        }
     }
 
     /// Binds `name` to a device chosen at `span`, to be reported where it reaches a device
@@ -586,6 +628,7 @@ impl<'a> Checker<'a, '_> {
             in_entry: self.function.in_entry,
             reported: false,
             asked,
+            escapes: false,
         };
         match file {
             true => self.file_pending.insert(name.to_owned(), pending),
