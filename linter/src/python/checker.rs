@@ -719,7 +719,7 @@ impl Checker<'_, '_> {
                         self.function.flow.pending.entry(name).or_insert(held);
                     }
                     for (name, held) in file_pending {
-                        self.file_pending.entry(name).or_insert(held);
+                        self.merge_held(name, held);
                     }
                 }
                 for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {

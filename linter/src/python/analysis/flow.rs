@@ -594,6 +594,21 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
+    /// Keeps what `name` held in one branch of an `if`, after another branch's: the first
+    /// branch's stays, and a device another branch kept for other modules
+    /// ([`HeldDevice::escapes`]) is reported, since it goes otherwise.
+    pub(crate) fn merge_held(&mut self, name: String, held: HeldDevice) {
+        match self.file_pending.get(&name) {
+            None => {
+                self.file_pending.insert(name, held);
+            }
+            Some(kept) if held.escapes && !held.reported && kept.span != held.span => {
+                self.chosen(held.choice, held.shown, held.span, held.in_entry);
+            }
+            Some(_) => {}
+        }
+    }
+
     /// When the file ends: the devices kept in attributes for other modules
     /// ([`HeldDevice::escapes`]) that nothing in the file placed with.
     pub(crate) fn report_escaped(&mut self) {
