@@ -499,6 +499,10 @@ impl<'a> Checker<'a, '_> {
             if let Some(default) = &parameter.default {
                 let name = parameter.parameter.name.as_str();
                 self.bind_device_string(name, default, false);
+                if default.is_literal_expr() && self.device_literal(default).is_none() {
+                    let literal = &mut self.function.flow.literal_defaults;
+                    literal.insert(name.to_owned());
+                }
                 // `def init(device: int = 0)`: GPU 0 for callers who pass none, reported where
                 // the parameter reaches a device position.
                 if let Some(ordinal) = integer(default).filter(|_| says_device(name)) {
@@ -635,9 +639,13 @@ impl Checker<'_, '_> {
                 // A module's function that returns a device it chose chooses for its callers.
                 let chosen = ret.value.as_deref().is_some_and(|value| {
                     self.device_literal(value).is_some()
-                        || dotted(value)
-                            .is_some_and(|name| self.function.flow.pending.contains_key(&name))
+                        || dotted(value).is_some_and(|name| {
+                            self.function.flow.pending.contains_key(&name)
+                                // A module's variable holding a device it chose (`return DEVICE`).
+                                || (!name.contains('.') && self.file_pending.contains_key(&name))
+                        })
                         || self.built_from_current(value, before)
+                        || self.builds_held(value)
                 });
                 if let Some(value) = ret.value.as_deref() {
                     self.returned_in_branch(value);

@@ -29,7 +29,11 @@ impl<'a> Checker<'a, '_> {
         // No argument can be a device: a literal, or a flag passed by a keyword that does not
         // say device.
         passed().all(|(keyword, value)| {
-            let literal = value.is_literal_expr() && !matches!(value, Expr::FString(_));
+            // A parameter passed on whose default is such a literal (`device="auto"`).
+            let defaulted = matches!(value, Expr::Name(name)
+                if self.function.flow.literal_defaults.contains(name.id.as_str()));
+            let literal =
+                (value.is_literal_expr() && !matches!(value, Expr::FString(_))) || defaulted;
             let flag = keyword.is_some_and(|keyword| {
                 !says_device(keyword)
                     && keyword != "map_location"

@@ -2,7 +2,7 @@
 //! attributes and defaults, reported where they reach a device position (and not where they
 //! are a device type); the devices tensors are known to be on, and ops whose operands differ.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
 use ruff_python_ast::visitor::Visitor;
@@ -30,6 +30,9 @@ pub(crate) struct Flow {
     pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
     pub(crate) aliases: FxHashMap<String, String>,
+    /// Parameters whose default is a literal that is not a device (`device="auto"`,
+    /// `device=None`): passed on, they pass no device for callers who pass none.
+    pub(crate) literal_defaults: FxHashSet<String>,
 }
 
 /// A device string bound to a name, reported where it first reaches a device position.
@@ -270,6 +273,20 @@ impl<'a> Checker<'a, '_> {
             .pending
             .get(&name)
             .or_else(|| self.file_pending.get(&name))
+    }
+
+    /// Whether `value` is `torch.device(name)` of a name holding a device chosen here, without
+    /// an index (`return torch.device(device)` after `device = "cuda"`).
+    pub(crate) fn builds_held(&self, value: &Expr) -> bool {
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        self.resolve(&call.func).as_deref() == Some("torch.device")
+            && call.arguments.find_argument_value("index", 1).is_none()
+            && call
+                .arguments
+                .find_argument_value("type", 0)
+                .is_some_and(|kind| self.pending_of(kind).is_some())
     }
 
     /// The first name an f-string interpolates that holds a device string.
