@@ -123,7 +123,9 @@ pub(crate) struct FnState {
     pub(crate) flow: Flow,
     pub(crate) loops: Vec<Loop>,
     /// Inside a branch that an availability check chose, with that check.
-    pub(crate) checked_branch: Option<(String, Range<usize>)>,
+    /// Inside a branch that an availability check chose: the check, where it is, and where the
+    /// `if` ends (a device it binds falls back if it is used after).
+    pub(crate) checked_branch: Option<(String, Range<usize>, usize)>,
 }
 
 pub(crate) struct Checker<'a, 't> {
@@ -435,7 +437,11 @@ impl<'a> Checker<'a, '_> {
                     }
                     self.branch_fallback(&name, value);
                     if let Some((shown, span)) = self.fallback(value) {
-                        self.function.flow.fallbacks.push((name, shown, span));
+                        let after = span.end;
+                        self.function
+                            .flow
+                            .fallbacks
+                            .push((name, shown, span, after));
                     }
                 }
                 Expr::Attribute(_) => {
@@ -443,7 +449,11 @@ impl<'a> Checker<'a, '_> {
                         self.bind_device_string(&name, value, true);
                         self.branch_fallback(&name, value);
                         if let Some((shown, span)) = self.fallback(value) {
-                            self.function.flow.fallbacks.push((name, shown, span));
+                            let after = span.end;
+                            self.function
+                                .flow
+                                .fallbacks
+                                .push((name, shown, span, after));
                         }
                     }
                 }
@@ -691,7 +701,10 @@ impl Checker<'_, '_> {
                     .find_map(|test| self.availability_check(test))
                     .filter(|_| !says());
                 let saved_check = match check {
-                    Some(check) => self.function.checked_branch.replace(check),
+                    Some((shown, span)) => {
+                        let end = range(stmt).end;
+                        self.function.checked_branch.replace((shown, span, end))
+                    }
                     None => self.function.checked_branch.clone(),
                 };
                 let before = (

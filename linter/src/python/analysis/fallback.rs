@@ -182,7 +182,7 @@ impl<'a> Checker<'a, '_> {
     /// (`if torch.cuda.is_available(): device = "cuda"`): a fallback, as the conditional
     /// expression is.
     pub(crate) fn branch_fallback(&mut self, name: &str, value: &Expr) {
-        let Some((shown, span)) = self.function.checked_branch.clone() else {
+        let Some((shown, span, end)) = self.function.checked_branch.clone() else {
             return;
         };
         let known = self
@@ -190,7 +190,7 @@ impl<'a> Checker<'a, '_> {
             .flow
             .fallbacks
             .iter()
-            .any(|(held, _, at)| held == name && *at == span);
+            .any(|(held, _, at, _)| held == name && *at == span);
         // A device string or a `torch.device(...)`, not a number or a name; or the name's own
         // value moved to a GPU (`model = model.cuda()`): without one it stays on the CPU.
         let device = self.is_device_value(value);
@@ -199,7 +199,7 @@ impl<'a> Checker<'a, '_> {
             self.function
                 .flow
                 .fallbacks
-                .push((name.to_owned(), shown, span));
+                .push((name.to_owned(), shown, span, end));
         }
     }
 
@@ -217,7 +217,7 @@ impl<'a> Checker<'a, '_> {
     /// torch.device("cpu")`): the function's callers get the CPU without a word, as from the
     /// conditional expression.
     pub(crate) fn returned_in_branch(&mut self, value: &Expr) {
-        let Some((shown, span)) = self.function.checked_branch.clone() else {
+        let Some((shown, span, _)) = self.function.checked_branch.clone() else {
             return;
         };
         let known = self
@@ -263,10 +263,10 @@ impl<'a> Checker<'a, '_> {
     /// Ends a function's flow: each fallback nothing looked at is a finding.
     pub(crate) fn finish_flow(&mut self, body: &[Stmt]) {
         let fallbacks = std::mem::take(&mut self.function.flow.fallbacks);
-        for (name, shown, span) in fallbacks {
+        for (name, shown, span, after) in fallbacks {
             // An attribute (`self.device`) is read by other functions: only a plain name that
             // nothing reads chose nothing.
-            let report = match fate(body, &name, span.end, &self.api.names.reporting) {
+            let report = match fate(body, &name, after, &self.api.names.reporting) {
                 Fate::LookedAt => false,
                 Fate::Unused => name.contains('.'),
                 Fate::Unchecked => true,

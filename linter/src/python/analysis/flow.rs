@@ -21,8 +21,9 @@ pub(crate) struct Flow {
     pub(crate) first_device_use: Option<Range<usize>>,
     /// Tensors and devices whose device is known: name → device.
     pub(crate) facts: FxHashMap<String, Fact>,
-    /// Names bound to a device chosen by an availability check, with that check.
-    pub(crate) fallbacks: Vec<(String, String, Range<usize>)>,
+    /// Names bound to a device chosen by an availability check, with that check and where its
+    /// uses start to count (after the conditional, or after the `if` whose branch bound it).
+    pub(crate) fallbacks: Vec<(String, String, Range<usize>, usize)>,
     /// Names bound to a device string whose meaning depends on its use (`device = "cuda"` is a
     /// device in `.to(device)`, a device type in `getattr(torch, device)`).
     pub(crate) pending: FxHashMap<String, HeldDevice>,
