@@ -646,28 +646,9 @@ impl Checker<'_, '_> {
             Stmt::Return(ret) => {
                 let before = self.events.len();
                 visitor::walk_stmt(self, stmt);
-                // A module's function that returns a device it chose chooses for its callers.
-                let chosen = ret.value.as_deref().is_some_and(|value| {
-                    self.device_literal(value).is_some()
-                        || dotted(value).is_some_and(|name| {
-                            self.function.flow.pending.contains_key(&name)
-                                // A module's variable holding a device it chose (`return DEVICE`).
-                                || (!name.contains('.') && self.file_pending.contains_key(&name))
-                        })
-                        || self.built_from_current(value, before)
-                        || self.builds_held(value)
-                });
                 if let Some(value) = ret.value.as_deref() {
+                    self.returned(value, before);
                     self.returned_in_branch(value);
-                }
-                // A method is a chooser too (`self.pick_device()`, `cls.default_device()`).
-                let method = self.qualname.len() == 2
-                    && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
-                if chosen && (self.qualname.len() == 1 || method) && !self.module.is_empty() {
-                    let path = format!("{}.{}", self.module, self.qualname.join("."));
-                    if !self.choosers.contains(&path) {
-                        self.choosers.push(path);
-                    }
                 }
             }
             Stmt::Assert(_) => {

@@ -43,6 +43,28 @@ impl<'a> Checker<'a, '_> {
         })
     }
 
+    /// A `return value`, walked with the events from `before` on: a module's function (or a
+    /// class's method: `self.pick_device()`, `cls.default_device()`) that returns a device it
+    /// chose chooses for its callers.
+    pub(crate) fn returned(&mut self, value: &Expr, before: usize) {
+        let chosen = self.device_literal(value).is_some()
+            || dotted(value).is_some_and(|name| {
+                self.function.flow.pending.contains_key(&name)
+                    // A module's variable holding a device it chose (`return DEVICE`).
+                    || (!name.contains('.') && self.file_pending.contains_key(&name))
+            })
+            || self.built_from_current(value, before)
+            || self.builds_held(value);
+        let method = self.qualname.len() == 2
+            && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
+        if chosen && (self.qualname.len() == 1 || method) && !self.module.is_empty() {
+            let path = format!("{}.{}", self.module, self.qualname.join("."));
+            if !self.choosers.contains(&path) {
+                self.choosers.push(path);
+            }
+        }
+    }
+
     /// Whether a returned value is the current device, asked of the framework: the query itself
     /// (`torch.cuda.current_device()`) or a device built from it (`torch.device("cuda",
     /// torch.cuda.current_device())`), by the events its walk gave since `before`.
