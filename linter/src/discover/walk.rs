@@ -128,20 +128,17 @@ pub(crate) fn walk(
 }
 
 /// Folders that hold no project's Python: virtual environments (a `pyvenv.cfg` at their top,
-/// with a copy of every installed library), installed packages, caches and build outputs.
+/// with a copy of every installed library), installed packages, caches and build outputs. A
+/// `build` or `dist` folder that is a package (`mmengine/dist/__init__.py`) is the project's.
 fn is_python_output(entry: &ignore::DirEntry) -> bool {
     let name = entry.file_name();
+    let outputs = ["build", "dist", "target"];
     entry.file_type().is_some_and(|kind| kind.is_dir())
-        && ([
-            "site-packages",
-            "__pycache__",
-            "node_modules",
-            "build",
-            "dist",
-            "target",
-        ]
-        .iter()
-        .any(|skipped| name == *skipped)
+        && ((["site-packages", "__pycache__", "node_modules"]
+            .iter()
+            .any(|skipped| name == *skipped))
+            || (outputs.iter().any(|skipped| name == *skipped)
+                && !entry.path().join("__init__.py").is_file())
             || entry.path().join("pyvenv.cfg").is_file())
 }
 
@@ -268,6 +265,39 @@ mod tests {
             walk(&root.join("a"), &excluded, &mut HashSet::new())
                 .files
                 .is_empty()
+        );
+    }
+
+    /// A `dist` or `build` folder is a build output unless it is a package of the project.
+    #[test]
+    fn build_outputs_are_skipped_and_packages_of_those_names_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in [
+            "dist/lib/mod.py",
+            "build/lib/mod.py",
+            "pkg/__init__.py",
+            "pkg/dist/__init__.py",
+            "pkg/dist/utils.py",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let walked = python(root, &|_| false, &mut HashSet::new());
+        let mut found: Vec<String> = walked
+            .files
+            .iter()
+            .map(|path| path.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                "pkg/__init__.py",
+                "pkg/dist/__init__.py",
+                "pkg/dist/utils.py"
+            ]
         );
     }
 }
