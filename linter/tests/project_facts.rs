@@ -167,3 +167,54 @@ fn devices_passed_positionally_to_project_functions_are_followed() {
         "{found}"
     );
 }
+
+/// A device a module chose at import, kept in a variable (also through a chooser's tuple), is
+/// flagged where other modules place with it, and a folder without `__init__.py` inside a
+/// package is that package's (a namespace package).
+#[test]
+fn devices_kept_in_module_variables_are_followed_into_their_importers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/tools/utils.py",
+                "import torch\n\n\ndef get_device_info():\n    \
+                 device_type = torch._utils._get_available_device_type() or \"cuda\"\n    \
+                 return device_type, torch.cuda\n\n\n\
+                 device_type, device_module = get_device_info()\n",
+            ),
+            (
+                "pkg/validate.py",
+                "import torch\nfrom pkg.tools import utils\n\n\ndef count():\n    \
+                 return torch.zeros((), device=utils.device_type)\n",
+            ),
+            (
+                "pkg/device.py",
+                "import torch\n\nDEVICE = \"cpu\"\nif torch.cuda.is_available():\n    \
+                 DEVICE = \"cuda\"\n\n\ndef get_device():\n    return DEVICE\n",
+            ),
+            (
+                "pkg/runner.py",
+                "from pkg.device import DEVICE, get_device\n\n\ndef wrap(model):\n    \
+                 return model.to(get_device())\n\n\ndef place(model):\n    \
+                 return model.to(DEVICE)\n",
+            ),
+        ],
+    );
+    let found = lint(&dir, &[]);
+    let lines: Vec<&str> = found
+        .lines()
+        .filter(|line| line.contains("warning["))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "pkg/runner.py:5:21: warning[implicit_device]: `get_device()` uses whatever device is current",
+            "pkg/runner.py:9:21: warning[implicit_device]: `DEVICE` uses whatever device is current",
+            "pkg/validate.py:6:35: warning[implicit_device]: `utils.device_type` uses whatever device is current",
+        ],
+        "{found}"
+    );
+}

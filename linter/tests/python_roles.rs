@@ -66,7 +66,14 @@ fn a_module_that_works_at_import_is_library_code_when_library_code_imports_it() 
              def build():\n    return torch.zeros(1, device=device)\n",
         ),
     ]);
-    assert_eq!(found, ["devices.py:3: stray_set_device"]);
+    // And the device it picked is the current one, wherever the model code places with it.
+    assert_eq!(
+        found,
+        [
+            "devices.py:3: stray_set_device",
+            "model.py:6: implicit_device"
+        ]
+    );
 }
 
 #[test]

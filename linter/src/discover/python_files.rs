@@ -89,7 +89,8 @@ fn python_module(path: &Path, packages: &mut Packages) -> Vec<String> {
 }
 
 /// The dotted path of each folder as a package (`["pkg", "sub"]`: it and the folders above it
-/// hold `__init__.py`), empty for a folder that is no package; each folder is looked at once.
+/// hold `__init__.py`, or it is a folder without one inside a package: a namespace package,
+/// PEP 420), empty for a folder that is no package; each folder is looked at once.
 #[derive(Debug, Default)]
 struct Packages(HashMap<PathBuf, Vec<String>>);
 
@@ -98,16 +99,28 @@ impl Packages {
         if let Some(known) = self.0.get(dir) {
             return known.clone();
         }
+        let above = |packages: &mut Packages| {
+            dir.parent()
+                .map(|parent| packages.of(parent))
+                .unwrap_or_default()
+        };
+        let name = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned);
         let path = match dir.join("__init__.py").is_file() {
             true => {
-                let mut path = dir
-                    .parent()
-                    .map(|parent| self.of(parent))
-                    .unwrap_or_default();
-                path.extend(dir.file_name().and_then(|n| n.to_str()).map(str::to_owned));
+                let mut path = above(self);
+                path.extend(name);
                 path
             }
-            false => Vec::new(),
+            false => {
+                let mut path = above(self);
+                match path.is_empty() {
+                    true => Vec::new(),
+                    false => {
+                        path.extend(name);
+                        path
+                    }
+                }
+            }
         };
         self.0.insert(dir.to_path_buf(), path.clone());
         path

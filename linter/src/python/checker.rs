@@ -100,6 +100,7 @@ pub(super) fn check<'a>(
     }
     checker.finish_flow(&module.body);
     checker.report_escaped();
+    checker.export_held();
     let summary = Summary {
         choosers: std::mem::take(&mut checker.choosers),
         imports: checker.scopes[0].imports.clone(),
@@ -376,6 +377,11 @@ impl<'a> Checker<'a, '_> {
                     for (name, value) in names.iter().zip(values.iter()) {
                         self.assign(std::slice::from_ref(name), value);
                     }
+                }
+                // `device_type, device_module = get_device_info()`: a chooser's tuple, each name
+                // its element.
+                Expr::Tuple(names) if matches!(value, Expr::Call(_)) => {
+                    self.assign_chosen_tuple(&names.elts, value);
                 }
                 Expr::Subscript(subscript)
                     if self.resolve(&subscript.value).as_deref() == Some("os.environ") =>

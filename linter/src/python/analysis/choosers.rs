@@ -5,6 +5,7 @@ use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::Event;
 use crate::api::Role;
+use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, range, says_device};
 
@@ -45,20 +46,86 @@ impl<'a> Checker<'a, '_> {
 
     /// A `return value`, walked with the events from `before` on: a module's function (or a
     /// class's method: `self.pick_device()`, `cls.default_device()`) that returns a device it
-    /// chose chooses for its callers.
+    /// chose chooses for its callers; one that returns it in a tuple (`return device_type,
+    /// module`) chooses that element (`module.get_device_info[0]`).
     pub(crate) fn returned(&mut self, value: &Expr, before: usize) {
-        let chosen = self.device_literal(value).is_some()
+        if let Expr::Tuple(tuple) = value {
+            for (at, element) in tuple.elts.iter().enumerate() {
+                if self.returns_chosen(element, before) {
+                    self.add_chooser(&format!("[{at}]"));
+                }
+            }
+            return;
+        }
+        if self.returns_chosen(value, before) {
+            self.add_chooser("");
+        }
+    }
+
+    fn returns_chosen(&self, value: &Expr, before: usize) -> bool {
+        self.device_literal(value).is_some()
             || dotted(value).is_some_and(|name| {
                 self.function.flow.pending.contains_key(&name)
                     // A module's variable holding a device it chose (`return DEVICE`).
                     || (!name.contains('.') && self.file_pending.contains_key(&name))
             })
             || self.built_from_current(value, before)
-            || self.builds_held(value);
+            || self.builds_held(value)
+    }
+
+    /// The function being walked (or its tuple's element, `suffix` `[0]`) as a chooser.
+    fn add_chooser(&mut self, suffix: &str) {
         let method = self.qualname.len() == 2
             && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
-        if chosen && (self.qualname.len() == 1 || method) && !self.module.is_empty() {
-            let path = format!("{}.{}", self.module, self.qualname.join("."));
+        if (self.qualname.len() == 1 || method) && !self.module.is_empty() {
+            let path = format!("{}.{}{suffix}", self.module, self.qualname.join("."));
+            if !self.choosers.contains(&path) {
+                self.choosers.push(path);
+            }
+        }
+    }
+
+    /// `a, b = chooser()` with a chooser that returns a tuple: each name that gets a chosen
+    /// element holds that device.
+    pub(crate) fn assign_chosen_tuple(&mut self, names: &[Expr], value: &Expr) {
+        let Expr::Call(call) = value else {
+            return;
+        };
+        let Some(path) = self.resolve(&call.func) else {
+            return;
+        };
+        if !self.lets_choose(call) {
+            return;
+        }
+        let file = self.qualname.is_empty();
+        for (at, name) in names.iter().enumerate() {
+            let Some(name) = dotted(name) else {
+                continue;
+            };
+            if self.chooses(&format!("{path}[{at}]")) {
+                let span = range(value);
+                let shown = self.source(&span).to_owned();
+                let file = file || name.contains('.');
+                self.hold(&name, Choice::Current, shown, span, false, file);
+            }
+        }
+    }
+
+    /// When the file ends: the module's variables that hold a device it chose (`DEVICE = "cuda"`
+    /// after an availability check, `device_type, _ = get_device_info()`) are the project's
+    /// choices too, for the modules that import them (`utils.device_type`).
+    pub(crate) fn export_held(&mut self) {
+        if self.module.is_empty() {
+            return;
+        }
+        let mut held: Vec<String> = self
+            .file_pending
+            .keys()
+            .filter(|name| !name.contains(['.', '[']))
+            .map(|name| format!("{}.{name}", self.module))
+            .collect();
+        held.sort();
+        for path in held {
             if !self.choosers.contains(&path) {
                 self.choosers.push(path);
             }

@@ -202,6 +202,16 @@ impl<'a> Checker<'a, '_> {
                     None => self.device_literal(kind),
                 }
             }
+            // A module's variable that holds a device it chose, imported (`utils.device_type`).
+            Expr::Name(_) | Expr::Attribute(_)
+                if self.resolve(value).is_some_and(|path| self.chooses(&path)) =>
+            {
+                Some((
+                    Choice::Current,
+                    self.source(&range(value)).to_owned(),
+                    range(value),
+                ))
+            }
             // A device type without an index, like `"cuda"`; or a function of the project that
             // returns a device it chose.
             Expr::Call(call)
