@@ -202,16 +202,6 @@ impl<'a> Checker<'a, '_> {
                     None => self.device_literal(kind),
                 }
             }
-            // A module's variable that holds a device it chose, imported (`utils.device_type`).
-            Expr::Name(_) | Expr::Attribute(_)
-                if self.resolve(value).is_some_and(|path| self.chooses(&path)) =>
-            {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
-            }
             // A device type without an index, like `"cuda"`; or a function of the project that
             // returns a device it chose.
             Expr::Call(call)
@@ -386,6 +376,16 @@ impl<'a> Checker<'a, '_> {
                 Choice::Current => "cuda".to_owned(),
                 Choice::Ordinal(ordinal) => format!("cuda:{ordinal}"),
             });
+        }
+        // A module's variable that holds a device it chose, imported (`utils.device_type`):
+        // asked of the project only here, where a device goes.
+        if matches!(value, Expr::Name(_) | Expr::Attribute(_))
+            && self.resolve(value).is_some_and(|path| self.chooses(&path))
+        {
+            let span = range(value);
+            let shown = self.source(&span).to_owned();
+            self.chosen(Choice::Current, shown, span, self.function.in_entry);
+            return Some("cuda".to_owned());
         }
         // A name holding a device string, also inside an f-string (`f"cuda:{index}"`).
         if let Some(name) = dotted(value)
