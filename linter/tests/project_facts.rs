@@ -43,6 +43,15 @@ fn mixed_tree(rust_allow: &str, python_allow: &str) -> tempfile::TempDir {
     dir
 }
 
+/// The warning lines of a run over `dir` in the short format.
+fn warnings(dir: &tempfile::TempDir) -> Vec<String> {
+    lint(dir, &[])
+        .lines()
+        .filter(|line| line.contains("warning["))
+        .map(str::to_owned)
+        .collect()
+}
+
 fn lint(dir: &tempfile::TempDir, args: &[&str]) -> String {
     let path = dir.path().to_str().expect("a UTF-8 path");
     let mut all = vec![path, "--message-format", "short"];
@@ -156,15 +165,11 @@ fn devices_passed_positionally_to_project_functions_are_followed() {
             ),
         ],
     );
-    let found = lint(&dir, &[]);
-    let lines: Vec<&str> = found
-        .lines()
-        .filter(|line| line.contains("warning["))
-        .collect();
+    let lines = warnings(&dir);
     assert_eq!(
         lines,
         ["pkg/b.py:5:25: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `\"cuda:1\"`"],
-        "{found}"
+        "{lines:?}"
     );
 }
 
@@ -203,11 +208,7 @@ fn devices_kept_in_module_variables_are_followed_into_their_importers() {
             ),
         ],
     );
-    let found = lint(&dir, &[]);
-    let lines: Vec<&str> = found
-        .lines()
-        .filter(|line| line.contains("warning["))
-        .collect();
+    let lines = warnings(&dir);
     assert_eq!(
         lines,
         [
@@ -215,6 +216,6 @@ fn devices_kept_in_module_variables_are_followed_into_their_importers() {
             "pkg/runner.py:9:21: warning[implicit_device]: `DEVICE` uses whatever device is current",
             "pkg/validate.py:6:35: warning[implicit_device]: `utils.device_type` uses whatever device is current",
         ],
-        "{found}"
+        "{lines:?}"
     );
 }

@@ -183,6 +183,22 @@ pub struct FileUnit {
 }
 
 impl FileUnit {
+    /// A Rust file of `package`, before the Rust front end places it in its crate.
+    pub fn unplaced_rust(path: PathBuf, relative: String, package: usize) -> FileUnit {
+        FileUnit {
+            path,
+            relative,
+            package,
+            target: None,
+            role: FileRole::Library,
+            module: Vec::new(),
+            crate_name: String::new(),
+            crate_id: None,
+            prescanned: false,
+            language: Language::Rust,
+        }
+    }
+
     pub fn is_rust(&self) -> bool {
         self.language == Language::Rust
     }
@@ -650,18 +666,9 @@ impl Session {
         let roots = self.package_roots();
         for (path, around) in files {
             if let Some(package) = self.package_of(&roots, &path, around) {
-                self.files.push(FileUnit {
-                    relative: self.relative(&path),
-                    package,
-                    target: None,
-                    role: FileRole::Library,
-                    module: Vec::new(),
-                    crate_name: String::new(),
-                    crate_id: None,
-                    prescanned: false,
-                    language: Language::Rust,
-                    path,
-                });
+                let relative = self.relative(&path);
+                self.files
+                    .push(FileUnit::unplaced_rust(path, relative, package));
             }
         }
     }

@@ -525,18 +525,7 @@ mod tests {
                     10
                 };
                 std::fs::write(&path, " ".repeat(size)).unwrap();
-                FileUnit {
-                    path,
-                    relative: format!("f{at}.rs"),
-                    package: 0,
-                    target: None,
-                    role: FileRole::Library,
-                    module: Vec::new(),
-                    crate_name: String::new(),
-                    crate_id: None,
-                    prescanned: false,
-                    language: Language::Rust,
-                }
+                FileUnit::unplaced_rust(path, format!("f{at}.rs"), 0)
             })
             .collect();
         let (in_flight, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
