@@ -75,12 +75,16 @@ impl<'a> Checker<'a, '_> {
             }))
     }
 
-    /// Whether a call only reads facts of a device (`torch.cuda.get_device_properties(...)`).
+    /// Whether a call only reads facts of a device: `torch.cuda.get_device_properties(...)`,
+    /// or another library's query of the same name
+    /// (`triton.runtime.driver.active.utils.get_device_properties(index)`).
     pub(crate) fn is_query(&self, call: &ast::ExprCall) -> bool {
-        self.resolve(&call.func).is_some_and(|path| {
-            path.strip_prefix("torch.cuda.")
-                .is_some_and(|name| self.api.names.queries.contains(name))
-        })
+        match self.resolve(&call.func) {
+            Some(path) if path.starts_with("torch.") => path
+                .strip_prefix("torch.cuda.")
+                .is_some_and(|name| self.api.names.queries.contains(name)),
+            _ => self.api.names.queries.contains(last_name(&call.func)),
+        }
     }
 
     pub(crate) fn device_use(&mut self, span: Range<usize>) {
