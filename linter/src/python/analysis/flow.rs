@@ -206,6 +206,20 @@ impl<'a> Checker<'a, '_> {
                     None => self.device_literal(kind),
                 }
             }
+            // `f"{get_device_type()}:{get_current_device()}"`: a device built from what the
+            // project's choosers chose.
+            Expr::FString(f)
+                if f.value.elements().any(|element| {
+                    matches!(element, ast::InterpolatedStringElement::Interpolation(field)
+                        if self.chooser_call(&field.expression))
+                }) =>
+            {
+                Some((
+                    Choice::Current,
+                    self.source(&range(value)).to_owned(),
+                    range(value),
+                ))
+            }
             // A device type without an index, like `"cuda"`; or a function of the project that
             // returns a device it chose.
             Expr::Call(call)
@@ -244,6 +258,16 @@ impl<'a> Checker<'a, '_> {
                 .find_map(|value| self.device_literal(value)),
             _ => None,
         }
+    }
+
+    /// Whether `value` calls a device chooser of the project that is left the choice.
+    fn chooser_call(&self, value: &Expr) -> bool {
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        self.resolve(&call.func)
+            .or_else(|| self.own_method(&call.func))
+            .is_some_and(|path| self.chooses(&path) && self.lets_choose(call))
     }
 
     /// Whether `value` is a `torch.device(...)` of a literal device, or a conditional with one
