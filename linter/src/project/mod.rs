@@ -189,9 +189,9 @@ fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 const BIG_FILE: u64 = 64 << 10;
 
 /// Maps `f` over the files in parallel, in their order, with at most one big file (over
-/// [`BIG_FILE`]) for every four threads in flight at once: on two cores, a run over candle, burn,
-/// tch-rs and cudarc peaked at 116-120 MiB so, against 141-146 MiB with every file alike, in the
-/// same wall time.
+/// [`BIG_FILE`]) for every four threads in flight at once: on two cores, whole runs over candle,
+/// burn, tch-rs and cudarc peaked at 115-121 MiB so, against 141-146 MiB with every file alike,
+/// in the same wall time (with 128 KiB or 256 KiB as the bound, within the same spread).
 fn big_files_apart<T: Send>(units: Vec<FileUnit>, f: impl Fn(FileUnit) -> T + Sync) -> Vec<T> {
     let size = |unit: &FileUnit| std::fs::metadata(&unit.path).map_or(0, |meta| meta.len());
     let (mut big, small): (Vec<_>, Vec<_>) = units
