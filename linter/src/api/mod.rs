@@ -528,33 +528,10 @@ fn segments(path: &str) -> Vec<String> {
 impl Api {
     /// The built-in tables plus `extra` (from configuration).
     pub fn new(extra: Table) -> Result<Arc<Api>, String> {
-        // Read once per process: every workspace's configuration starts from them, and one
-        // without entries of its own shares them.
+        // Read once per process: every workspace's configuration starts from them.
         static BUILT_IN_API: std::sync::LazyLock<Result<Arc<Api>, String>> =
-            std::sync::LazyLock::new(|| {
-                let mut api = Api::default();
-                for (name, text) in BUILT_IN {
-                    let table: Table = toml::from_str(text)
-                        .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
-                    api.add(table, name, true)?;
-                }
-                api.sort_reexports();
-                Ok(Arc::new(api))
-            });
-        let built_in = BUILT_IN_API.clone()?;
-        if extra.is_empty() {
-            return Ok(built_in);
-        }
-        let mut api = Api::clone(&built_in);
-        api.add(extra, "configuration", false)?;
-        api.sort_reexports();
-        Ok(Arc::new(api))
-    }
-
-    /// Longest `from` prefixes first, so that the most specific re-export applies.
-    fn sort_reexports(&mut self) {
-        self.reexports
-            .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+            std::sync::LazyLock::new(|| Api::built_in(BUILT_IN, |table| table));
+        Api::extended(&BUILT_IN_API, extra, "configuration")
     }
 
     /// The tables for Python files plus `extra` (from configuration), with dotted names stored
@@ -569,25 +546,44 @@ impl Api {
             }
             table
         }
-        // Read once per process: every configuration starts from them, and one without
-        // entries of its own shares them.
         static PYTHON_API: std::sync::LazyLock<Result<Arc<Api>, String>> =
-            std::sync::LazyLock::new(|| {
-                let mut api = Api::default();
-                for (name, text) in BUILT_IN_PYTHON {
-                    let table: Table = toml::from_str(text)
-                        .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
-                    api.add(dotted(table), name, true)?;
-                }
-                Ok(Arc::new(api))
-            });
-        let built_in = PYTHON_API.clone()?;
+            std::sync::LazyLock::new(|| Api::built_in(BUILT_IN_PYTHON, dotted));
+        Api::extended(&PYTHON_API, dotted(extra), "configuration's Python")
+    }
+
+    /// The built-in `tables`, each as `prepare` gives it.
+    fn built_in(tables: &[(&str, &str)], prepare: fn(Table) -> Table) -> Result<Arc<Api>, String> {
+        let mut api = Api::default();
+        for (name, text) in tables {
+            let table: Table = toml::from_str(text)
+                .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
+            api.add(prepare(table), name, true)?;
+        }
+        api.sort_reexports();
+        Ok(Arc::new(api))
+    }
+
+    /// The built-in tables plus `extra`: the built-in ones themselves, shared, when a
+    /// configuration adds nothing.
+    fn extended(
+        built_in: &Result<Arc<Api>, String>,
+        extra: Table,
+        source: &str,
+    ) -> Result<Arc<Api>, String> {
+        let built_in = built_in.clone()?;
         if extra.is_empty() {
             return Ok(built_in);
         }
         let mut api = Api::clone(&built_in);
-        api.add(dotted(extra), "configuration's Python", false)?;
+        api.add(extra, source, false)?;
+        api.sort_reexports();
         Ok(Arc::new(api))
+    }
+
+    /// Longest `from` prefixes first, so that the most specific re-export applies.
+    fn sort_reexports(&mut self) {
+        self.reexports
+            .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
     }
 
     /// Adds a table's entries, each checked against what its role needs; a bad entry is an

@@ -99,29 +99,13 @@ impl Packages {
         if let Some(known) = self.0.get(dir) {
             return known.clone();
         }
-        let above = |packages: &mut Packages| {
-            dir.parent()
-                .map(|parent| packages.of(parent))
-                .unwrap_or_default()
-        };
-        let name = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned);
-        let path = match dir.join("__init__.py").is_file() {
-            true => {
-                let mut path = above(self);
-                path.extend(name);
-                path
-            }
-            false => {
-                let mut path = above(self);
-                match path.is_empty() {
-                    true => Vec::new(),
-                    false => {
-                        path.extend(name);
-                        path
-                    }
-                }
-            }
-        };
+        let mut path = dir
+            .parent()
+            .map(|parent| self.of(parent))
+            .unwrap_or_default();
+        if !path.is_empty() || dir.join("__init__.py").is_file() {
+            path.extend(dir.file_name().and_then(|n| n.to_str()).map(str::to_owned));
+        }
         self.0.insert(dir.to_path_buf(), path.clone());
         path
     }

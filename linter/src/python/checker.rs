@@ -94,6 +94,7 @@ pub(super) fn check<'a>(
         asked: RefCell::new(asked),
         resolved: RefCell::default(),
         events: Vec::new(),
+        chosen_events: FxHashMap::default(),
     };
     for stmt in &module.body {
         checker.visit_stmt(stmt);
@@ -123,7 +124,6 @@ pub(crate) struct FnState {
     pub(crate) method_of: Option<String>,
     pub(crate) flow: Flow,
     pub(crate) loops: Vec<Loop>,
-    /// Inside a branch that an availability check chose, with that check.
     /// Inside a branch that an availability check chose: the check, where it is, and where the
     /// `if` ends (a device it binds falls back if it is used after).
     pub(crate) checked_branch: Option<(String, Range<usize>, usize)>,
@@ -174,6 +174,9 @@ pub(crate) struct Checker<'a, 't> {
     /// analysis that asks of a call gets its path without resolving it again.
     pub(crate) resolved: RefCell<FxHashMap<*const Expr, Option<String>>>,
     pub(crate) events: Vec<Event<'a>>,
+    /// Where each device chosen by a string or ordinal was written → its event, so that it is
+    /// reported once and the places it goes are added to it.
+    pub(crate) chosen_events: FxHashMap<(usize, usize), usize>,
 }
 
 impl<'a> Checker<'a, '_> {
@@ -441,26 +444,12 @@ impl<'a> Checker<'a, '_> {
                             self.function.flow.facts.remove(name.as_str());
                         }
                     }
-                    self.branch_fallback(&name, value);
-                    if let Some((shown, span)) = self.fallback(value) {
-                        let after = span.end;
-                        self.function
-                            .flow
-                            .fallbacks
-                            .push((name, shown, span, after));
-                    }
+                    self.bound_fallback(name, value);
                 }
                 Expr::Attribute(_) => {
                     if let Some(name) = dotted(target) {
                         self.bind_device_string(&name, value, true);
-                        self.branch_fallback(&name, value);
-                        if let Some((shown, span)) = self.fallback(value) {
-                            let after = span.end;
-                            self.function
-                                .flow
-                                .fallbacks
-                                .push((name, shown, span, after));
-                        }
+                        self.bound_fallback(name, value);
                     }
                 }
                 _ => {}

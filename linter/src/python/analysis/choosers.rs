@@ -78,10 +78,17 @@ impl<'a> Checker<'a, '_> {
         let method = self.qualname.len() == 2
             && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
         if (self.qualname.len() == 1 || method) && !self.module.is_empty() {
-            let path = format!("{}.{}{suffix}", self.module, self.qualname.join("."));
-            if !self.choosers.contains(&path) {
-                self.choosers.push(path);
-            }
+            self.add_chooser_path(format!(
+                "{}.{}{suffix}",
+                self.module,
+                self.qualname.join(".")
+            ));
+        }
+    }
+
+    fn add_chooser_path(&mut self, path: String) {
+        if !self.choosers.contains(&path) {
+            self.choosers.push(path);
         }
     }
 
@@ -126,9 +133,7 @@ impl<'a> Checker<'a, '_> {
             .collect();
         held.sort();
         for path in held {
-            if !self.choosers.contains(&path) {
-                self.choosers.push(path);
-            }
+            self.add_chooser_path(path);
         }
     }
 

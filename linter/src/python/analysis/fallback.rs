@@ -178,6 +178,20 @@ impl<'a> Checker<'a, '_> {
         })
     }
 
+    /// `name = value`: a device the value chose by availability (`"cuda" if
+    /// torch.cuda.is_available() else "cpu"`, whose uses count after it), or one a branch an
+    /// availability check chose binds ([`Self::branch_fallback`]).
+    pub(crate) fn bound_fallback(&mut self, name: String, value: &Expr) {
+        self.branch_fallback(&name, value);
+        if let Some((shown, span)) = self.fallback(value) {
+            let after = span.end;
+            self.function
+                .flow
+                .fallbacks
+                .push((name, shown, span, after));
+        }
+    }
+
     /// A device bound to `name` in a branch an availability check chose
     /// (`if torch.cuda.is_available(): device = "cuda"`): a fallback, as the conditional
     /// expression is.

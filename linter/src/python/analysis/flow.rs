@@ -129,15 +129,11 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         // Reported once where it is written (a parameter default reached in two methods).
-        let reported = self.events.iter().any(|event| match event {
-            Event::CurrentDevice { span: at, .. } | Event::DeviceString { span: at, .. } => {
-                *at == span
-            }
-            _ => false,
-        });
-        if reported {
+        let key = (span.start, span.end);
+        if self.chosen_events.contains_key(&key) {
             return;
         }
+        self.chosen_events.insert(key, self.events.len());
         let event = match choice {
             Choice::Current => Event::CurrentDevice {
                 shown,
@@ -161,16 +157,11 @@ impl<'a> Checker<'a, '_> {
     /// Records that the device chosen at `chosen` (held by a name or attribute) reaches a
     /// device position at `at`, on the event that reported it.
     fn reaches(&mut self, chosen: &Range<usize>, at: Range<usize>) {
-        let held = self.events.iter_mut().rev().find_map(|event| match event {
-            Event::CurrentDevice { span, reaches, .. }
-            | Event::DeviceString { span, reaches, .. }
-                if span == chosen =>
-            {
-                Some(reaches)
-            }
-            _ => None,
-        });
-        if let Some(reaches) = held
+        let Some(&index) = self.chosen_events.get(&(chosen.start, chosen.end)) else {
+            return;
+        };
+        if let Some(Event::CurrentDevice { reaches, .. } | Event::DeviceString { reaches, .. }) =
+            self.events.get_mut(index)
             && !reaches.contains(&at)
         {
             reaches.push(at);
