@@ -767,6 +767,16 @@ impl Api {
         self.items.get(path)
     }
 
+    /// The entry of a Python-style dotted path (`torch.cuda.set_device`): most paths a file
+    /// names are no table's, and are told apart by their last name before a key is built.
+    pub fn dotted_item(&self, path: &str) -> Option<&Entry> {
+        let last = path.rsplit('.').next().unwrap_or_default();
+        if !self.items_end.last.contains(last) {
+            return None;
+        }
+        self.items.get(&path.replace('.', "::"))
+    }
+
     pub fn method(&self, receiver: &str, name: &str) -> Option<&Entry> {
         self.methods.get(receiver)?.get(name)
     }

@@ -11,6 +11,7 @@
 //! it is a device. Elsewhere `"cuda"` is usually a device *type* (`torch.autocast("cuda")`,
 //! `device.type == "cuda"`) and never a finding.
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::ops::Range;
@@ -172,7 +173,7 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) asked: RefCell<Asked>,
     /// The paths expressions of the statement being walked resolved to, by node: each
     /// analysis that asks of a call gets its path without resolving it again.
-    pub(crate) resolved: RefCell<FxHashMap<*const Expr, Option<String>>>,
+    pub(crate) resolved: RefCell<FxHashMap<*const Expr, Option<CompactString>>>,
     pub(crate) events: Vec<Event<'a>>,
     /// Where each device chosen by a string or ordinal was written → its event, so that it is
     /// reported once and the places it goes are added to it.

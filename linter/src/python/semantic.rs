@@ -541,7 +541,10 @@ pub(crate) fn peel(expr: &Expr) -> &Expr {
 
 impl<'a> Checker<'a, '_> {
     /// The dotted path an expression names through imports, when it names a library's item.
-    pub(crate) fn resolve(&self, expr: &Expr) -> Option<String> {
+    pub(crate) fn resolve(&self, expr: &Expr) -> Option<CompactString> {
+        if let Expr::Name(_) = expr {
+            return self.resolve_afresh(expr);
+        }
         let node = std::ptr::from_ref(expr);
         if let Some(known) = self.resolved.borrow().get(&node) {
             return known.clone();
@@ -556,13 +559,13 @@ impl<'a> Checker<'a, '_> {
         self.resolved.borrow_mut().clear();
     }
 
-    fn resolve_afresh(&self, expr: &Expr) -> Option<String> {
+    fn resolve_afresh(&self, expr: &Expr) -> Option<CompactString> {
         match expr {
-            Expr::Name(name) if self.function.flow.aliases.contains_key(name.id.as_str()) => {
-                self.function.flow.aliases.get(name.id.as_str()).cloned()
-            }
             Expr::Name(name) => {
                 let id = name.id.as_str();
+                if let Some(alias) = self.function.flow.aliases.get(id) {
+                    return Some(alias.as_str().into());
+                }
                 let Some((depth, found)) = self
                     .scopes
                     .iter()
@@ -581,16 +584,16 @@ impl<'a> Checker<'a, '_> {
                             self.asked.borrow_mut().imported.insert(key);
                             self.project.imported(module, id)
                         })
-                        .map(str::to_owned);
+                        .map(CompactString::from);
                 };
                 match found {
-                    Some(path) => Some(path.to_owned()),
+                    Some(path) => Some(path.into()),
                     // A function of this module, named as other modules name it.
                     None if depth == 0
                         && self.scopes[0].definitions.contains(id)
                         && !self.module.is_empty() =>
                     {
-                        Some(format!("{}.{id}", self.module))
+                        Some(compact_str::format_compact!("{}.{id}", self.module))
                     }
                     None => None,
                 }
@@ -612,7 +615,7 @@ impl<'a> Checker<'a, '_> {
                     None if base == "torch" => "cuda".to_owned(),
                     None => return None,
                 };
-                Some(format!("{base}.{attribute}"))
+                Some(compact_str::format_compact!("{base}.{attribute}"))
             }
             Expr::Attribute(attribute) => {
                 let mut path = self.resolve(&attribute.value)?;
@@ -625,7 +628,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// The dotted path of a method of the class being walked, called on `self` or `cls`.
-    pub(crate) fn own_method(&self, func: &Expr) -> Option<String> {
+    pub(crate) fn own_method(&self, func: &Expr) -> Option<CompactString> {
         let Expr::Attribute(attribute) = func else {
             return None;
         };
@@ -636,7 +639,7 @@ impl<'a> Checker<'a, '_> {
             return None;
         }
         let class = self.function.method_of.as_deref()?;
-        Some(format!(
+        Some(compact_str::format_compact!(
             "{}.{class}.{}",
             self.module,
             attribute.attr.as_str()
@@ -644,7 +647,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     pub(crate) fn item(&self, path: &str) -> Option<&'a Entry> {
-        self.api.item(&path.replace('.', "::"))
+        self.api.dotted_item(path)
     }
 
     pub(crate) fn source(&self, span: &Range<usize>) -> &str {

@@ -198,7 +198,7 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Vec<Strin
                 if let Some(Entry {
                     role: Role::SpawnThread { closure },
                     ..
-                }) = path.and_then(|path| self.api.item(&path.replace('.', "::")))
+                }) = path.and_then(|path| self.api.dotted_item(&path))
                 {
                     return Some(Some(*closure));
                 }

@@ -2,6 +2,7 @@
 //! attributes and defaults, reported where they reach a device position (and not where they
 //! are a device type); the devices tensors are known to be on, and ops whose operands differ.
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
@@ -30,7 +31,7 @@ pub(crate) struct Flow {
     /// Names bound to a string literal, for `getattr(torch, name)`.
     pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
-    pub(crate) aliases: FxHashMap<String, String>,
+    pub(crate) aliases: FxHashMap<String, CompactString>,
     /// Parameters whose default is a literal that is not a device (`device="auto"`,
     /// `device=None`): passed on, they pass no device for callers who pass none.
     pub(crate) literal_defaults: FxHashSet<String>,
