@@ -2,7 +2,7 @@
 //! choosers, what its imports bind, the modules it imports, the functions that take a device)
 //! and what it [`Asked`] of the others while it was checked; and the [`Project`] their summaries
 //! make, which answers those questions (the module graph decides which modules outside packages
-//! are programs').
+//! are programs: those that run and that no other file imports).
 
 use std::sync::Arc;
 
@@ -57,7 +57,7 @@ pub struct Project {
     device_params: FxHashMap<String, Vec<usize>>,
     /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
-    /// The modules outside packages, as `folder|module`, and whether each is part of programs.
+    /// The modules outside packages, as `folder|module`, and whether each is a program.
     programs: FxHashMap<String, bool>,
 }
 
@@ -78,11 +78,10 @@ pub struct ModuleFile {
 impl Project {
     /// Gathers what the files' summaries say.
     ///
-    /// A module outside packages is library code when a file of the project that is not a
-    /// program imports it (by its bare name from a file beside it, or by a dotted name from the
-    /// project's root: namespace packages), whatever its top level does. It is part of
-    /// programs when only programs import it: a script's helper (`utils.py` beside `run.py`),
-    /// and its helpers in turn, as a module only a binary declares is in Rust. One that no file
+    /// A module outside packages is library code when another file of the project imports it
+    /// (by its bare name from a file beside it, or by a dotted name from the project's root:
+    /// namespace packages), whatever its top level does: a script's helper (`utils.py` beside
+    /// `run.py`) is code that the script and any other importer share. One that no file
     /// imports is a program when it runs (a main guard, work at the top level), and library code
     /// when it only defines functions, classes and constants: it exists to be imported (by a
     /// notebook, a configuration file that names it, a plugin registry).
@@ -122,32 +121,14 @@ impl Project {
                 }
             }
         }
-        // Programs: what runs and is not imported; then, to the fixed point, what only programs
-        // import (a helper of a helper of a script is the script's too).
-        let mut program: Vec<bool> = files
+        // Programs: what runs and no other file imports.
+        let program: Vec<bool> = files
             .iter()
             .zip(&importers)
             .map(|(file, importers)| {
                 file.summary.program && (!file.summary.outside || importers.is_empty())
             })
             .collect();
-        loop {
-            let joined: Vec<usize> = beside
-                .values()
-                .copied()
-                .filter(|&at| {
-                    !program[at]
-                        && !importers[at].is_empty()
-                        && importers[at].iter().all(|&by| program[by])
-                })
-                .collect();
-            if joined.is_empty() {
-                break;
-            }
-            for at in joined {
-                program[at] = true;
-            }
-        }
         let mut project = Project::default();
         for (file, program) in files.into_iter().zip(program) {
             project
@@ -166,7 +147,7 @@ impl Project {
         project
     }
 
-    /// Whether `module`, a file of `folder` outside any package, is part of programs (see
+    /// Whether `module`, a file of `folder` outside any package, is a program (see
     /// [`Project::new`]); `None` for a file the project does not know.
     pub fn is_program(&self, folder: &str, module: &str) -> Option<bool> {
         self.programs.get(&format!("{folder}|{module}")).copied()
