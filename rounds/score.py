@@ -16,7 +16,8 @@ after the run; `label` is the line of the reader's label when the finding is the
 reported on another line). Verdicts are `true`, `false` or `debatable`; debatable ones count on neither side. A
 finding matches a label of the same file and rule within two lines of its own line, and, for a
 device held by a name or attribute, the labels at the lines it names as where the device goes
-(`findings.tsv`'s fifth column). Only the rules' paths,
+(`findings.tsv`'s fifth column). Figures are per language, by each file's extension (a Rust
+repository's Python package counts as Python). Only the rules' paths,
 lines and verdicts are kept here, never the repositories' code.
 """
 import argparse
@@ -140,9 +141,15 @@ def score(round_dir, findings_path, default_only):
             if j is not None:
                 by_label[rest[k]], labelled[j] = j, rest[k]
                 del by_judged[k]
-        counts = defaultdict(int)
-        counts["findings"] = len(found)
+        # A mixed repository (a Rust workspace with a Python package) is scored per language,
+        # by each file's extension.
+        def language(path):
+            return {".py": "Python", ".rs": "Rust"}.get(Path(path).suffix, entry["language"])
+
+        counts = defaultdict(lambda: defaultdict(int))
         for i in range(len(found)):
+            c = counts[language(found[i]["path"])]
+            c["findings"] += 1
             if i in by_label:
                 verdict = labels[by_label[i]]["verdict"]
             elif rest.index(i) in by_judged:
@@ -150,29 +157,29 @@ def score(round_dir, findings_path, default_only):
             else:
                 verdict = "unjudged"
                 unjudged.append((repo, found[i]))
-            counts[{"true": "right", "false": "wrong"}.get(verdict, verdict)] += 1
+            c[{"true": "right", "false": "wrong"}.get(verdict, verdict)] += 1
             if verdict == "false":
                 wrong.append((repo, found[i]))
+            # A true finding the readers had not labelled is a hazard found, too.
+            if i not in by_label and verdict == "true":
+                c["hazards"] += 1
+                c["reported"] += 1
         # Hazards: the readers' true labels, and true findings they had not labelled.
-        counts["hazards"] = sum(l["verdict"] == "true" for l in labels)
-        counts["reported"] = sum(l["verdict"] == "true" for j, l in enumerate(labels) if j in labelled)
-        extra = sum(
-            1
-            for i in range(len(found))
-            if i not in by_label and rest.index(i) in by_judged
-            and verdicts[by_judged[rest.index(i)]]["verdict"] == "true"
-        )
-        counts["hazards"] += extra
-        counts["reported"] += extra
         for j, label in enumerate(labels):
-            if label["verdict"] == "true" and j not in labelled:
-                misses.append((repo, label))
-        print(
-            f"{repo}\t{entry['language']}\t{counts['findings']}\t{counts['right']}\t"
-            f"{counts['wrong']}\t{counts['debatable']}\t{counts['hazards']}\t{counts['reported']}"
-        )
-        for key, value in counts.items():
-            totals[entry["language"]][key] += value
+            if label["verdict"] == "true":
+                c = counts[language(label["path"])]
+                c["hazards"] += 1
+                c["reported"] += j in labelled
+                if j not in labelled:
+                    misses.append((repo, label))
+        for lang in sorted(counts or {entry["language"]: defaultdict(int)}):
+            c = counts[lang]
+            print(
+                f"{repo}\t{lang}\t{c['findings']}\t{c['right']}\t"
+                f"{c['wrong']}\t{c['debatable']}\t{c['hazards']}\t{c['reported']}"
+            )
+            for key, value in c.items():
+                totals[lang][key] += value
     for language, counts in sorted(totals.items()):
         judged_findings = counts["right"] + counts["wrong"]
         precision = counts["right"] / judged_findings if judged_findings else float("nan")
