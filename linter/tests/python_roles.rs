@@ -99,3 +99,21 @@ fn a_helper_that_only_a_script_imports_is_library_code() {
     ]);
     assert_eq!(found, ["utils.py:5: stray_set_device"]);
 }
+
+#[test]
+fn a_function_the_main_guard_calls_is_library_code_when_another_module_imports_it() {
+    // `eval/knn.py` runs as a script through its main guard, and a launcher module imports its
+    // `main` to call it: `main`, and what only it calls, are library code then.
+    let knn = "import torch\n\n\ndef setup():\n    return torch.zeros(1).cuda()\n\n\ndef main():\n    setup()\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/knn.py", knn)]);
+    assert_eq!(alone, Vec::<String>::new());
+    let imported = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/knn.py", knn),
+        (
+            "pkg/run.py",
+            "def launch():\n    from pkg.knn import main\n    main()\n",
+        ),
+    ]);
+    assert_eq!(imported, ["pkg/knn.py:5: implicit_device"]);
+}

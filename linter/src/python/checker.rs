@@ -43,7 +43,14 @@ pub(super) fn check<'a>(
     let base = package_of(cx);
     let walrus = Walrus::of(text);
     let module_scope = Scope::of(&module.body, None, &base, walrus);
-    let entries = EntryPoints::find(&module.body, text, &module_scope, cx);
+    let mut imported_elsewhere = FxHashSet::default();
+    let entries = EntryPoints::find(
+        &module.body,
+        text,
+        &module_scope,
+        cx,
+        &mut imported_elsewhere,
+    );
     // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
     // it imports is.
     let outside = !cx.in_package && cx.module != "hubconf";
@@ -66,6 +73,7 @@ pub(super) fn check<'a>(
     };
     let asked = Asked {
         programs: asks_programs.then(|| (cx.folder.clone(), cx.module.clone(), runs)),
+        imported_elsewhere,
         ..Asked::default()
     };
     let mut checker = Checker {

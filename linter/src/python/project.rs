@@ -43,6 +43,8 @@ pub struct Asked {
     pub(crate) chooses: FxHashSet<String>,
     /// Functions asked whether a positional parameter is a device (path, place).
     pub(crate) takes_device: FxHashSet<(String, usize)>,
+    /// Functions the main guard calls, asked whether another module imports them.
+    pub(crate) imported_elsewhere: FxHashSet<String>,
 }
 
 /// The project's Python files as far as the others need them: the functions that return a
@@ -59,6 +61,8 @@ pub struct Project {
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is a program.
     programs: FxHashMap<String, bool>,
+    /// Every path a file imports (`dinov2.eval.knn.main`), wherever the import is.
+    imported_paths: FxHashSet<CompactString>,
 }
 
 /// One Python file as the project's other files see it.
@@ -142,6 +146,9 @@ impl Project {
                 let key = format!("{}|{}", file.folder, file.module);
                 project.programs.insert(key, program);
             }
+            project
+                .imported_paths
+                .extend(file.summary.imported.iter().cloned());
             project.imports.insert(file.module, file.summary);
         }
         project
@@ -151,6 +158,12 @@ impl Project {
     /// [`Project::new`]); `None` for a file the project does not know.
     pub fn is_program(&self, folder: &str, module: &str) -> Option<bool> {
         self.programs.get(&format!("{folder}|{module}")).copied()
+    }
+
+    /// Whether a file of the project imports the dotted `path` (a module's function: `from
+    /// dinov2.eval.knn import main`), so that it is called from elsewhere than the main guard.
+    pub fn is_imported(&self, path: &str) -> bool {
+        self.imported_paths.contains(path)
     }
 
     /// The dotted path `name` was imported from at the top level of the project's `module`.
@@ -224,6 +237,11 @@ impl Project {
                 .iter()
                 .map(|(path, at)| self.takes_device(path, *at))
                 .collect(),
+            imported_elsewhere: asked
+                .imported_elsewhere
+                .iter()
+                .map(|path| self.is_imported(path))
+                .collect(),
         }
     }
 }
@@ -235,4 +253,5 @@ pub struct Answers {
     imported: Vec<Option<String>>,
     chooses: Vec<bool>,
     takes_device: Vec<bool>,
+    imported_elsewhere: Vec<bool>,
 }

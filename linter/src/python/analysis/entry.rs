@@ -66,11 +66,15 @@ pub(crate) struct EntryPoints {
 }
 
 impl EntryPoints {
+    /// `asked` gets the functions the main guard calls that the project was asked about: one
+    /// that another module imports (`from dinov2.eval.knn import main`) is called from library
+    /// code too, and is not where a program starts, nor what only it calls.
     pub(crate) fn find(
         body: &[Stmt],
         text: &str,
         scope: &Scope,
         cx: &PyContext<'_>,
+        asked: &mut FxHashSet<String>,
     ) -> EntryPoints {
         let defs: FxHashMap<&str, &ast::StmtFunctionDef> = body
             .iter()
@@ -87,8 +91,19 @@ impl EntryPoints {
             {
                 found.main_guard = true;
                 // What it calls, and what it hands on (`fire.Fire(main)`) or calls a method of
-                // (`benchmark.run(...)` of a decorated benchmark).
-                pending.extend(named(&guard.body));
+                // (`benchmark.run(...)` of a decorated benchmark), unless another module
+                // imports it.
+                for name in named(&guard.body) {
+                    if defs.contains_key(name.as_str()) && !cx.module.is_empty() {
+                        let path = format!("{}.{name}", cx.module);
+                        let elsewhere = cx.project.is_imported(&path);
+                        asked.insert(path);
+                        if elsewhere {
+                            continue;
+                        }
+                    }
+                    pending.push(name);
+                }
             }
         }
         // A launch names its launcher in the file: where it is called, or where the import
