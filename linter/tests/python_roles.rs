@@ -117,3 +117,23 @@ fn a_function_the_main_guard_calls_is_library_code_when_another_module_imports_i
     ]);
     assert_eq!(imported, ["pkg/knn.py:5: implicit_device"]);
 }
+
+#[test]
+fn a_module_of_a_package_that_works_at_its_top_level_is_a_script_unless_imported() {
+    // `pkg/launch.py`, run as `python -m pkg.launch`: work at its top level, and no importer.
+    let launch = "import os\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = \"1\"\nx = torch.zeros(1).cuda()\nprint(x)\n";
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/launch.py", launch)]);
+    assert_eq!(alone, Vec::<String>::new());
+    let imported = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/launch.py", launch),
+        ("pkg/serve.py", "from pkg import launch\n"),
+    ]);
+    assert_eq!(
+        imported,
+        [
+            "pkg/launch.py:4: late_visible_devices",
+            "pkg/launch.py:5: implicit_device"
+        ]
+    );
+}

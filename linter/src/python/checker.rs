@@ -23,7 +23,7 @@ use ruff_text_size::Ranged;
 use crate::analysis::Event;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
-    entry::{EntryPoints, does_work, is_main_guard},
+    entry::{EntryPoints, FileRun, is_main_guard},
     fallback::reports,
     flow::{Choice, Flow, HeldDevice},
     loops::Loop,
@@ -33,7 +33,6 @@ use crate::python::semantic::{
     imported_modules, integer, last_name, package_of, range, says_device, string,
 };
 use crate::python::{Asked, Project, PyContext, Summary};
-use crate::source::FileRole;
 
 pub(super) fn check<'a>(
     module: &ast::ModModule,
@@ -43,39 +42,16 @@ pub(super) fn check<'a>(
     let base = package_of(cx);
     let walrus = Walrus::of(text);
     let module_scope = Scope::of(&module.body, None, &base, walrus);
-    let mut imported_elsewhere = FxHashSet::default();
+    let mut asked = Asked::default();
     let entries = EntryPoints::find(
         &module.body,
         text,
         &module_scope,
         cx,
-        &mut imported_elsewhere,
+        &mut asked.imported_elsewhere,
     );
-    // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
-    // it imports is.
-    let outside = !cx.in_package && cx.module != "hubconf";
-    // What the file itself shows (which other files' summaries carry); then a module outside
-    // packages is a program's or library code by who imports it, in the project's module graph
-    // (a module that no file imports is a program when it runs).
-    let asks_programs = outside && matches!(cx.role, FileRole::Library | FileRole::BinaryModule);
-    let runs = match cx.role {
-        FileRole::BinaryRoot | FileRole::EntryFile => true,
-        FileRole::Library | FileRole::BinaryModule => {
-            outside && (entries.main_guard || does_work(&module.body))
-        }
-    };
-    let program = match asks_programs {
-        true => cx
-            .project
-            .is_program(&cx.folder, &cx.module)
-            .unwrap_or(runs),
-        false => runs,
-    };
-    let asked = Asked {
-        programs: asks_programs.then(|| (cx.folder.clone(), cx.module.clone(), runs)),
-        imported_elsewhere,
-        ..Asked::default()
-    };
+    let file = FileRun::of(&module.body, &entries, cx, &mut asked);
+    let program = file.program;
     let mut checker = Checker {
         api: cx.api,
         text,
@@ -114,8 +90,8 @@ pub(super) fn check<'a>(
     let summary = Summary {
         choosers: std::mem::take(&mut checker.choosers),
         imports: checker.scopes[0].imports.clone(),
-        program: runs,
-        outside,
+        program: file.runs,
+        outside: file.outside,
         imported: imported_modules(&module.body, &checker.package),
         device_params: std::mem::take(&mut checker.device_params),
     };

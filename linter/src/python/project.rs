@@ -61,7 +61,8 @@ pub struct Project {
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is a program.
     programs: FxHashMap<String, bool>,
-    /// Every path a file imports (`dinov2.eval.knn.main`), wherever the import is.
+    /// Every path a file imports (`dinov2.eval.knn.main`), wherever the import is, and the
+    /// modules above it.
     imported_paths: FxHashSet<CompactString>,
 }
 
@@ -146,9 +147,13 @@ impl Project {
                 let key = format!("{}|{}", file.folder, file.module);
                 project.programs.insert(key, program);
             }
-            project
-                .imported_paths
-                .extend(file.summary.imported.iter().cloned());
+            // Each path and the modules above it: `import pkg.a.b` imports `pkg.a` too.
+            for path in &file.summary.imported {
+                for (end, _) in path.match_indices('.') {
+                    project.imported_paths.insert(path[..end].into());
+                }
+                project.imported_paths.insert(path.clone());
+            }
             project.imports.insert(file.module, file.summary);
         }
         project
@@ -160,8 +165,9 @@ impl Project {
         self.programs.get(&format!("{folder}|{module}")).copied()
     }
 
-    /// Whether a file of the project imports the dotted `path` (a module's function: `from
-    /// dinov2.eval.knn import main`), so that it is called from elsewhere than the main guard.
+    /// Whether a file of the project imports the dotted `path`: a module's function (`from
+    /// dinov2.eval.knn import main`), called from elsewhere than the main guard, or a module
+    /// (`import pkg.serve.worker`), which is then no script.
     pub fn is_imported(&self, path: &str) -> bool {
         self.imported_paths.contains(path)
     }

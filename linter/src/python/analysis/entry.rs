@@ -8,8 +8,9 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::api::{Api, Entry, Role};
-use crate::python::PyContext;
 use crate::python::semantic::{Imports, Scope, dotted, package_of};
+use crate::python::{Asked, PyContext};
+use crate::source::FileRole;
 
 /// Whether a module's top level does work when it runs (calls something, loops, binds what
 /// one of its own functions returns), as a script without a main guard does, rather than only
@@ -39,6 +40,68 @@ pub(crate) fn does_work(body: &[Stmt]) -> bool {
         Stmt::Try(s) => does_work(&s.body),
         _ => false,
     })
+}
+
+/// Whether a whole file is where a program starts, by what it shows and by who imports it in
+/// the project's module graph.
+#[derive(Debug)]
+pub(crate) struct FileRun {
+    /// The whole file is a program's (a script, a test file).
+    pub(crate) program: bool,
+    /// It runs as one by what it shows itself (the summary tells the other files).
+    pub(crate) runs: bool,
+    /// A module outside packages, placed by who imports it.
+    pub(crate) outside: bool,
+}
+
+impl FileRun {
+    /// Decides it, putting what it asks of the project into `asked`.
+    pub(crate) fn of(
+        body: &[Stmt],
+        entries: &EntryPoints,
+        cx: &PyContext<'_>,
+        asked: &mut Asked,
+    ) -> FileRun {
+        // `hubconf.py` is torch.hub's entry for other people's programs: library code, as what
+        // it imports is.
+        let outside = !cx.in_package && cx.module != "hubconf";
+        // A module outside packages is a program's or library code by who imports it (one that
+        // no file imports is a program when it runs).
+        let asks_programs =
+            outside && matches!(cx.role, FileRole::Library | FileRole::BinaryModule);
+        let runs = match cx.role {
+            FileRole::BinaryRoot | FileRole::EntryFile => true,
+            FileRole::Library | FileRole::BinaryModule => {
+                outside && (entries.main_guard || does_work(body))
+            }
+        };
+        // A module of a package that does work at its top level (`launch_all_serve.py`, run as
+        // `python -m pkg.launch_all_serve`) is a script when no file imports it; a main guard
+        // alone is the entry point of a module others may import.
+        let package_script = !outside
+            && !cx.is_init
+            && !cx.module.is_empty()
+            && cx.role == FileRole::Library
+            && does_work(body);
+        let program = match (asks_programs, package_script) {
+            (true, _) => {
+                asked.programs = Some((cx.folder.clone(), cx.module.clone(), runs));
+                cx.project
+                    .is_program(&cx.folder, &cx.module)
+                    .unwrap_or(runs)
+            }
+            (false, true) => {
+                asked.imported_elsewhere.insert(cx.module.clone());
+                !cx.project.is_imported(&cx.module)
+            }
+            (false, false) => runs,
+        };
+        FileRun {
+            program,
+            runs,
+            outside,
+        }
+    }
 }
 
 pub(crate) fn is_main_guard(test: &Expr) -> bool {

@@ -136,8 +136,12 @@ impl<'a> Checker<'a, '_> {
         // `map_location="cpu" if not torch.cuda.is_available() else None` only lets a
         // checkpoint load without a GPU: no GPU is chosen.
         let none = |e: &Expr| e.is_none_literal_expr();
-        let chooses = (cpu(&choice.body) && !none(&choice.orelse))
-            || (cpu(&choice.orelse) && !none(&choice.body));
+        // `get_device_name(0) if torch.cuda.is_available() else "cpu"` names the hardware for a
+        // report: an answer to a question, no device.
+        let asks = |e: &Expr| matches!(e, Expr::Call(call) if self.is_query(call));
+        let other = |e: &Expr| !none(e) && !asks(e);
+        let chooses = (cpu(&choice.body) && other(&choice.orelse))
+            || (cpu(&choice.orelse) && other(&choice.body));
         chooses.then_some(check)
     }
 
