@@ -37,6 +37,7 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
             is_init: false,
             project: &empty,
             folder: String::new(),
+            rooted: Vec::new(),
         };
         // Two checks, as a run makes: the file's own device choosers are known in the second,
         // and the first check's findings stand where the project answers it as no project does.

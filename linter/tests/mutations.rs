@@ -191,6 +191,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
                 is_init: false,
                 project: &Default::default(),
                 folder: String::new(),
+                rooted: Vec::new(),
             };
             return python_files::lint(text, &cx);
         }

@@ -219,3 +219,52 @@ fn devices_kept_in_module_variables_are_followed_into_their_importers() {
         "{lines:?}"
     );
 }
+
+/// A module that only tests compile (`#[cfg(test)] mod tests;` in a library's root) is test
+/// code: its calls of another crate's device chooser are the tests' own.
+#[test]
+fn a_test_module_file_calls_choosers_as_tests_do() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"pick\", \"render\"]\nresolver = \"2\"\n",
+            ),
+            (
+                "pick/Cargo.toml",
+                "[package]\nname = \"pick\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\nburn = \"0.16\"\n",
+            ),
+            (
+                "pick/src/lib.rs",
+                "use burn::backend::wgpu::WgpuDevice;\n\npub fn test_device() -> WgpuDevice {\n    \
+                 WgpuDevice::DefaultDevice\n}\n",
+            ),
+            (
+                "render/Cargo.toml",
+                "[package]\nname = \"render\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\npick = { path = \"../pick\" }\n",
+            ),
+            (
+                "render/src/lib.rs",
+                "pub fn draw() {\n    let _ = pick::test_device();\n}\n\n#[cfg(test)]\nmod tests;\n",
+            ),
+            (
+                "render/src/tests/mod.rs",
+                "fn helper() {\n    let _ = pick::test_device();\n}\n",
+            ),
+        ],
+    );
+    let found: Vec<String> = warnings(&dir)
+        .iter()
+        .map(|line| {
+            line.split(": warning")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(found, ["pick/src/lib.rs:4:5", "render/src/lib.rs:2:13"]);
+}

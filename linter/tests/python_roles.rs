@@ -137,3 +137,41 @@ fn a_module_of_a_package_that_works_at_its_top_level_is_a_script_unless_imported
         ]
     );
 }
+
+#[test]
+fn a_helper_in_a_scripts_folder_that_another_module_imports_is_library_code() {
+    let helpers = "import torch\n\n\ndef load():\n    return torch.zeros(1).cuda()\n";
+    let run = "from helpers import load\n\nload()\n";
+    let alone = findings(&[("scripts/helpers.py", helpers)]);
+    assert_eq!(alone, Vec::<String>::new());
+    let imported = findings(&[("scripts/helpers.py", helpers), ("scripts/run.py", run)]);
+    assert_eq!(imported, ["scripts/helpers.py:5: implicit_device"]);
+}
+
+#[test]
+fn what_the_main_guard_calls_is_library_code_where_another_module_imports_it() {
+    // `main` is imported through a namespace package from `src/` (no `__init__.py`); `load`,
+    // which only `main` calls here, is imported by a server module.
+    let train = "import torch\n\n\ndef load():\n    return torch.zeros(1).cuda()\n\n\n\
+                 def main():\n    torch.cuda.set_device(0)\n    load()\n\n\n\
+                 if __name__ == \"__main__\":\n    main()\n";
+    let by_load = findings(&[
+        ("src/kit/train.py", train),
+        ("src/kit/serve.py", "from kit.train import load\n"),
+    ]);
+    assert_eq!(by_load, ["src/kit/train.py:5: implicit_device"]);
+    let by_main = findings(&[
+        ("src/kit/train.py", train),
+        (
+            "tests/test_train.py",
+            "def test_main():\n    from kit.train import main\n",
+        ),
+    ]);
+    assert_eq!(
+        by_main,
+        [
+            "src/kit/train.py:5: implicit_device",
+            "src/kit/train.py:9: stray_set_device"
+        ]
+    );
+}

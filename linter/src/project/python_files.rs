@@ -98,7 +98,8 @@ impl PythonFiles<'_> {
             return None;
         }
         let text = source::decode(std::fs::read(&unit.path).ok()?).ok()?;
-        let cx = context(unit, config, project);
+        let mut cx = context(unit, config, project);
+        cx.rooted = self.rooted(unit);
         let checked = super::linting(|| check(&text, &cx)).ok()?;
         let settled = Settled {
             findings: checked.findings,
@@ -108,7 +109,7 @@ impl PythonFiles<'_> {
             folder: cx.folder,
             module: cx.module,
             rooted: match checked.summary.outside {
-                true => self.rooted(unit),
+                true => cx.rooted,
                 false => Vec::new(),
             },
             summary: checked.summary,
@@ -235,5 +236,6 @@ pub fn context<'a>(
         is_init,
         project,
         folder: dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
+        rooted: Vec::new(),
     }
 }

@@ -23,6 +23,7 @@ fn context<'a>(
         is_init: false,
         project: &NO_PROJECT,
         folder: String::new(),
+        rooted: Vec::new(),
     }
 }
 

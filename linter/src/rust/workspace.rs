@@ -52,7 +52,11 @@ pub fn place(session: &mut Session, prescans: HashMap<PathBuf, Prescan>) -> Mode
     for unit in session.files.iter_mut().filter(|unit| unit.is_rust()) {
         let (crate_id, module) = crate_of(&model, &unit.path);
         let krate = &model.crates[crate_id];
+        // A module only tests compile (`#[cfg(test)] mod tests;`) is test code, whatever the
+        // target that declares it.
+        let cfg_test = krate.modules.get(&module).is_some_and(|m| m.cfg_test);
         unit.role = match krate.kind {
+            _ if cfg_test => FileRole::EntryFile,
             Some(TargetKind::Lib | TargetKind::ProcMacro) => FileRole::Library,
             Some(TargetKind::Bin | TargetKind::Example) if krate.root == unit.path => {
                 FileRole::BinaryRoot

@@ -67,8 +67,13 @@ impl FileRun {
         let outside = !cx.in_package && cx.module != "hubconf";
         // A module outside packages is a program's or library code by who imports it (one that
         // no file imports is a program when it runs).
+        // A file of `scripts/`, `examples/`, `tools/`, `bin/` or `benchmarks/` is a program by
+        // its folder, unless another module imports it (an app's helpers beside its scripts):
+        // then it is library code like any imported module. `__main__.py` always runs.
+        let by_folder =
+            cx.role == FileRole::BinaryRoot && cx.module.rsplit('.').next() != Some("__main__");
         let asks_programs =
-            outside && matches!(cx.role, FileRole::Library | FileRole::BinaryModule);
+            outside && (by_folder || matches!(cx.role, FileRole::Library | FileRole::BinaryModule));
         let runs = match cx.role {
             FileRole::BinaryRoot | FileRole::EntryFile => true,
             FileRole::Library | FileRole::BinaryModule => {
@@ -76,13 +81,13 @@ impl FileRun {
             }
         };
         // A module of a package that does work at its top level (`launch_all_serve.py`, run as
-        // `python -m pkg.launch_all_serve`) is a script when no file imports it; a main guard
-        // alone is the entry point of a module others may import.
+        // `python -m pkg.launch_all_serve`), or that its folder makes a program, is a script
+        // when no file imports it; a main guard alone is the entry point of a module others
+        // may import.
         let package_script = !outside
             && !cx.is_init
             && !cx.module.is_empty()
-            && cx.role == FileRole::Library
-            && does_work(body);
+            && (by_folder || (cx.role == FileRole::Library && does_work(body)));
         let program = match (asks_programs, package_script) {
             (true, _) => {
                 asked.programs = Some((cx.folder.clone(), cx.module.clone(), runs));
@@ -147,7 +152,9 @@ impl EntryPoints {
             })
             .collect();
         let mut found = EntryPoints::default();
-        let mut pending: Vec<String> = Vec::new();
+        // Each function to follow, and whether the main guard reached it (what a launcher or the
+        // configuration names starts a program wherever else it is called from).
+        let mut pending: Vec<(String, bool)> = Vec::new();
         for stmt in body {
             if let Stmt::If(guard) = stmt
                 && is_main_guard(&guard.test)
@@ -156,17 +163,7 @@ impl EntryPoints {
                 // What it calls, and what it hands on (`fire.Fire(main)`) or calls a method of
                 // (`benchmark.run(...)` of a decorated benchmark), unless another module
                 // imports it.
-                for name in named(&guard.body) {
-                    if defs.contains_key(name.as_str()) && !cx.module.is_empty() {
-                        let path = format!("{}.{name}", cx.module);
-                        let elsewhere = cx.project.is_imported(&path);
-                        asked.insert(path);
-                        if elsewhere {
-                            continue;
-                        }
-                    }
-                    pending.push(name);
-                }
+                pending.extend(named(&guard.body).into_iter().map(|name| (name, true)));
             }
         }
         // A launch names its launcher in the file: where it is called, or where the import
@@ -184,7 +181,11 @@ impl EntryPoints {
             for def in defs.values() {
                 imports.extend(Scope::imports_of(&def.body, &package));
             }
-            pending.extend(launched(body, &imports, cx.api));
+            pending.extend(
+                launched(body, &imports, cx.api)
+                    .into_iter()
+                    .map(|name| (name, false)),
+            );
         }
         pending.extend(
             defs.keys()
@@ -192,13 +193,34 @@ impl EntryPoints {
                     let full = format!("{}.{name}", cx.module);
                     cx.entry_points.iter().any(|entry| entry == &full)
                 })
-                .map(|name| name.to_string()),
+                .map(|name| (name.to_string(), false)),
         );
-        while let Some(name) = pending.pop() {
+        // A function another module imports (`from dinov2.eval.knn import main`, also by the
+        // module's names from the import roots) is called from elsewhere too: neither it nor
+        // what it calls starts a program here.
+        let mut imported_elsewhere = |name: &str| {
+            let mut elsewhere = false;
+            for module in std::iter::once(&cx.module).chain(&cx.rooted) {
+                if module.is_empty() {
+                    continue;
+                }
+                let path = format!("{module}.{name}");
+                elsewhere |= cx.project.is_imported(&path);
+                asked.insert(path);
+            }
+            elsewhere
+        };
+        while let Some((name, from_guard)) = pending.pop() {
             if let Some(def) = defs.get(name.as_str())
-                && found.functions.insert(name)
+                && !found.functions.contains(&name)
+                && !(from_guard && imported_elsewhere(&name))
             {
-                pending.extend(called_names(&def.body));
+                pending.extend(
+                    called_names(&def.body)
+                        .into_iter()
+                        .map(|called| (called, from_guard)),
+                );
+                found.functions.insert(name);
             }
         }
         found

@@ -70,7 +70,8 @@ impl State {
     }
 }
 
-/// `#[test]`, `#[bench]` and the test attributes of common test crates.
+/// `#[test]`, `#[bench]` and the test attributes of common test crates (`#[tokio::test]`,
+/// `#[rstest]`, `#[wasm_bindgen_test]`, which runs natively as a `tokio::test`).
 fn is_test_attr(attr: &syn::Attribute) -> bool {
     let path = attr.path();
     let last = path
@@ -80,7 +81,7 @@ fn is_test_attr(attr: &syn::Attribute) -> bool {
         .unwrap_or_default();
     matches!(
         last.as_str(),
-        "test" | "bench" | "rstest" | "test_case" | "quickcheck"
+        "test" | "bench" | "rstest" | "test_case" | "quickcheck" | "wasm_bindgen_test"
     ) && !path.is_ident("cfg")
 }
 
