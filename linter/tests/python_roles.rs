@@ -175,3 +175,21 @@ fn what_the_main_guard_calls_is_library_code_where_another_module_imports_it() {
         ]
     );
 }
+
+#[test]
+fn a_package_under_a_namespace_package_is_imported_by_its_names_from_the_root() {
+    // `top/` has no `__init__.py`, `top/dac/` has one: `top/dac/infer.py` is `dac.infer` to
+    // its package and `top.dac.infer` to the project's other files. It works at its top level,
+    // and a tool imports its `load`.
+    let infer = "import torch\n\nprint(\"loading\")\n\n\ndef load(device=\"cuda\"):\n    \
+                 return torch.zeros(1).to(device)\n";
+    let found = findings(&[
+        ("top/dac/__init__.py", ""),
+        ("top/dac/infer.py", infer),
+        (
+            "top/serve.py",
+            "from top.dac.infer import load\n\n\ndef run():\n    load()\n",
+        ),
+    ]);
+    assert_eq!(found, ["top/dac/infer.py:6: implicit_device"]);
+}

@@ -95,10 +95,7 @@ impl FileRun {
                     .is_program(&cx.folder, &cx.module)
                     .unwrap_or(runs)
             }
-            (false, true) => {
-                asked.imported_elsewhere.insert(cx.module.clone());
-                !cx.project.is_imported(&cx.module)
-            }
+            (false, true) => !imported(cx, None, &mut asked.imported_elsewhere),
             (false, false) => runs,
         };
         FileRun {
@@ -195,25 +192,12 @@ impl EntryPoints {
                 })
                 .map(|name| (name.to_string(), false)),
         );
-        // A function another module imports (`from dinov2.eval.knn import main`, also by the
-        // module's names from the import roots) is called from elsewhere too: neither it nor
-        // what it calls starts a program here.
-        let mut imported_elsewhere = |name: &str| {
-            let mut elsewhere = false;
-            for module in std::iter::once(&cx.module).chain(&cx.rooted) {
-                if module.is_empty() {
-                    continue;
-                }
-                let path = format!("{module}.{name}");
-                elsewhere |= cx.project.is_imported(&path);
-                asked.insert(path);
-            }
-            elsewhere
-        };
+        // A function another module imports (`from dinov2.eval.knn import main`) is called
+        // from elsewhere too: neither it nor what it calls starts a program here.
         while let Some((name, from_guard)) = pending.pop() {
             if let Some(def) = defs.get(name.as_str())
                 && !found.functions.contains(&name)
-                && !(from_guard && imported_elsewhere(&name))
+                && !(from_guard && imported(cx, Some(&name), asked))
             {
                 pending.extend(
                     called_names(&def.body)
@@ -225,6 +209,26 @@ impl EntryPoints {
         }
         found
     }
+}
+
+/// Whether another file of the project imports this module (`name: None`) or its function
+/// `name`, by the module's dotted name or by its names from the import roots (a package under a
+/// namespace package: `fish_speech/models/dac/inference.py` is `dac.inference` and
+/// `fish_speech.models.dac.inference`); the paths asked go into `asked`.
+fn imported(cx: &PyContext<'_>, name: Option<&str>, asked: &mut FxHashSet<String>) -> bool {
+    let mut found = false;
+    for module in std::iter::once(&cx.module).chain(&cx.rooted) {
+        if module.is_empty() {
+            continue;
+        }
+        let path = match name {
+            Some(name) => format!("{module}.{name}"),
+            None => module.clone(),
+        };
+        found |= cx.project.is_imported(&path);
+        asked.insert(path);
+    }
+    found
 }
 
 /// The plain names a body calls (`main()`, `train(args)`), nested functions included.
