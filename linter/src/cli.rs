@@ -77,6 +77,11 @@ struct Cli {
     #[arg(long)]
     statistics: bool,
 
+    /// Also say, on stderr, why each Python file that is a program as a whole (a script, a
+    /// test) is one, so that its device choices are not flagged.
+    #[arg(short, long)]
+    verbose: bool,
+
     /// Run `cargo check` (or clippy) with JSON output first and forward its messages, so that one
     /// command serves rust-analyzer's `check.overrideCommand`. This builds the project.
     #[arg(long, value_enum, value_name = "COMMAND")]
@@ -343,6 +348,11 @@ pub fn main(subcommand: bool) -> ExitCode {
     }
     for warning in &outcome.warnings {
         eprintln!("warning: {warning}");
+    }
+    if cli.verbose {
+        for program in &outcome.programs {
+            eprintln!("note: {program}");
+        }
     }
     match cli.message_format {
         MessageFormat::Human => report::human::write(&outcome, style, &mut out),

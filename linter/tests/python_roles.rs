@@ -193,3 +193,34 @@ fn a_package_under_a_namespace_package_is_imported_by_its_names_from_the_root() 
     ]);
     assert_eq!(found, ["top/dac/infer.py:6: implicit_device"]);
 }
+
+#[test]
+fn verbose_says_why_each_program_is_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("train.py", "import torch\n\nprint(torch.zeros(1).cuda())\n"),
+            ("scripts/helpers.py", "def h():\n    pass\n"),
+            ("scripts/run.py", "from helpers import h\n\nh()\n"),
+            ("tests/test_a.py", "def test_a():\n    pass\n"),
+        ],
+    );
+    let path = dir.path().to_str().expect("a UTF-8 path");
+    let output = placement(&[path, "--verbose"]);
+    let notes: Vec<String> = common::stderr(&output)
+        .lines()
+        .filter(|line| line.starts_with("note: "))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "note: scripts/run.py: a program: a file of a `scripts`, `examples`, `tools`, `bin` \
+             or `benchmarks` folder, and no other file of the project imports it",
+            "note: tests/test_a.py: a test file, by pytest's conventions",
+            "note: train.py: a program: it does work at its top level, and no other file of the \
+             project imports it",
+        ]
+    );
+}

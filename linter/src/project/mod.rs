@@ -92,6 +92,9 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// Files that a bug of ours stopped.
     pub internal_errors: Vec<InternalError>,
+    /// Why each Python file that is a program's as a whole is one (`path: why`), for
+    /// `--verbose`.
+    pub programs: Vec<String>,
 }
 
 impl Outcome {
@@ -257,6 +260,14 @@ fn lint_units(
         on_file();
         result
     };
+    let mut programs: Vec<String> = units
+        .iter()
+        .filter_map(|unit| {
+            let why = run.settled.get(&unit.path)?.program.as_ref()?;
+            Some(format!("{}: {why}", unit.relative))
+        })
+        .collect();
+    programs.sort();
     let results = in_pool(|| big_files_apart(units, lint));
     let mut warnings = run.session.warnings.clone();
     let mut files = Vec::new();
@@ -288,6 +299,7 @@ fn lint_units(
         baselined: 0,
         warnings,
         internal_errors,
+        programs,
     }
 }
 

@@ -27,6 +27,8 @@ pub struct Settled {
     /// Whether the file has `placement: allow` comments, which are read when its findings are
     /// reported: a settled file with neither is not read again.
     pub allows: bool,
+    /// Why the whole file is a program's, when it is (`--verbose`).
+    pub program: Option<String>,
 }
 
 /// One Python file checked with what `cx.project` knows of the others: its findings, what it
@@ -36,6 +38,7 @@ pub struct Checked {
     pub findings: Vec<Finding>,
     pub summary: Arc<python::Summary>,
     pub asked: python::Asked,
+    pub program: Option<String>,
 }
 
 impl Checked {
@@ -53,6 +56,7 @@ pub fn check(text: &str, cx: &PyContext<'_>) -> Checked {
         findings: word(checked.events),
         summary: Arc::new(checked.summary),
         asked: checked.asked,
+        program: checked.program,
     }
 }
 
@@ -104,6 +108,7 @@ impl PythonFiles<'_> {
         let settled = Settled {
             findings: checked.findings,
             allows: super::suppress::has_directives(&text),
+            program: checked.program,
         };
         let facts = PyFacts {
             folder: cx.folder,

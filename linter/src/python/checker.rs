@@ -32,13 +32,9 @@ use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, forwards,
     imported_modules, integer, last_name, package_of, range, says_device, string,
 };
-use crate::python::{Asked, Project, PyContext, Summary};
+use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
-pub(super) fn check<'a>(
-    module: &ast::ModModule,
-    text: &str,
-    cx: &PyContext<'a>,
-) -> (Vec<Event<'a>>, Summary, Asked) {
+pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>) -> Checked<'a> {
     let base = package_of(cx);
     let walrus = Walrus::of(text);
     let module_scope = Scope::of(&module.body, None, &base, walrus);
@@ -95,7 +91,12 @@ pub(super) fn check<'a>(
         imported: imported_modules(&module.body, &checker.package),
         device_params: std::mem::take(&mut checker.device_params),
     };
-    (checker.events, summary, checker.asked.into_inner())
+    Checked {
+        events: Ok(checker.events),
+        summary,
+        asked: checker.asked.into_inner(),
+        program: file.why,
+    }
 }
 
 /// The state of the function being walked, saved and restored as one value when the walk

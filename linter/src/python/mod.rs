@@ -75,6 +75,8 @@ pub struct Checked<'a> {
     pub events: Result<Vec<Event<'a>>, Unparsed>,
     pub summary: Summary,
     pub asked: Asked,
+    /// Why the whole file is a program's (a script, a test file), when it is.
+    pub program: Option<String>,
 }
 
 /// Checks one file with what `cx.project` knows of the others. Runs on a stack big enough for
@@ -82,18 +84,12 @@ pub struct Checked<'a> {
 /// syntax error, has no events but what could not be parsed.
 pub fn check<'a>(text: &str, cx: &PyContext<'a>) -> Checked<'a> {
     with_module(text, |module, _| match module {
-        Ok(module) => {
-            let (events, summary, asked) = checker::check(module, text, cx);
-            Checked {
-                events: Ok(events),
-                summary,
-                asked,
-            }
-        }
+        Ok(module) => checker::check(module, text, cx),
         Err(unparsed) => Checked {
             events: Err(unparsed),
             summary: Summary::default(),
             asked: Asked::default(),
+            program: None,
         },
     })
 }

@@ -52,6 +52,8 @@ pub(crate) struct FileRun {
     pub(crate) runs: bool,
     /// A module outside packages, placed by who imports it.
     pub(crate) outside: bool,
+    /// Why the whole file is a program's, for `--verbose`.
+    pub(crate) why: Option<String>,
 }
 
 impl FileRun {
@@ -66,8 +68,7 @@ impl FileRun {
         // it imports is.
         let outside = !cx.in_package && cx.module != "hubconf";
         // A module outside packages is a program's or library code by who imports it (one that
-        // no file imports is a program when it runs).
-        // A file of `scripts/`, `examples/`, `tools/`, `bin/` or `benchmarks/` is a program by
+        // no file imports is a program when it runs). A file of `scripts/`, `examples/`, `tools/`, `bin/` or `benchmarks/` is a program by
         // its folder, unless another module imports it (an app's helpers beside its scripts):
         // then it is library code like any imported module. `__main__.py` always runs.
         let by_folder =
@@ -98,10 +99,24 @@ impl FileRun {
             (false, true) => !imported(cx, None, &mut asked.imported_elsewhere),
             (false, false) => runs,
         };
+        let not_imported = "and no other file of the project imports it";
+        let why = program.then(|| match cx.role {
+            FileRole::EntryFile => "a test file, by pytest's conventions".to_owned(),
+            FileRole::BinaryRoot if !by_folder => "`__main__.py`, what `python -m` runs".to_owned(),
+            FileRole::BinaryRoot => format!(
+                "a program: a file of a `scripts`, `examples`, `tools`, `bin` or `benchmarks` \
+                 folder, {not_imported}"
+            ),
+            _ if entries.main_guard && outside => {
+                format!("a program: it has a main guard, {not_imported}")
+            }
+            _ => format!("a program: it does work at its top level, {not_imported}"),
+        });
         FileRun {
             program,
             runs,
             outside,
+            why,
         }
     }
 }
