@@ -43,8 +43,13 @@ pub struct Asked {
     pub(crate) chooses: FxHashSet<String>,
     /// Functions asked whether a positional parameter is a device (path, place).
     pub(crate) takes_device: FxHashSet<(String, usize)>,
-    /// Functions the main guard calls, asked whether another module imports them.
+    /// Functions the main guard calls, and modules of `scripts/` folders, asked whether another
+    /// file imports them.
     pub(crate) imported_elsewhere: FxHashSet<String>,
+    /// Modules of packages that work at their top level, asked whether the project knows that
+    /// no file imports them (a script): most are imported, and a project of no files answers
+    /// so, so that the first check stands for them.
+    pub(crate) unimported: FxHashSet<String>,
 }
 
 /// The project's Python files as far as the others need them: the functions that return a
@@ -172,6 +177,11 @@ impl Project {
         self.imported_paths.contains(path)
     }
 
+    /// Whether the project has files and none of them imports the dotted `path`.
+    pub fn unimported(&self, path: &str) -> bool {
+        !self.imports.is_empty() && !self.is_imported(path)
+    }
+
     /// The dotted path `name` was imported from at the top level of the project's `module`.
     pub fn imported(&self, module: &str, name: &str) -> Option<&str> {
         self.imports
@@ -248,6 +258,11 @@ impl Project {
                 .iter()
                 .map(|path| self.is_imported(path))
                 .collect(),
+            unimported: asked
+                .unimported
+                .iter()
+                .map(|path| self.unimported(path))
+                .collect(),
         }
     }
 }
@@ -260,4 +275,5 @@ pub struct Answers {
     chooses: Vec<bool>,
     takes_device: Vec<bool>,
     imported_elsewhere: Vec<bool>,
+    unimported: Vec<bool>,
 }

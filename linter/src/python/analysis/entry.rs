@@ -96,7 +96,10 @@ impl FileRun {
                     .is_program(&cx.folder, &cx.module)
                     .unwrap_or(runs)
             }
-            (false, true) => !imported(cx, None, &mut asked.imported_elsewhere),
+            // A file its folder makes a program's, unless imported; a module of definitions
+            // and work, a program's once no file is known to import it.
+            (false, true) if by_folder => !imported(cx, None, &mut asked.imported_elsewhere),
+            (false, true) => unimported(cx, &mut asked.unimported),
             (false, false) => runs,
         };
         let not_imported = "and no other file of the project imports it";
@@ -244,6 +247,17 @@ fn imported(cx: &PyContext<'_>, name: Option<&str>, asked: &mut FxHashSet<String
         asked.insert(path);
     }
     found
+}
+
+/// Whether the project knows that no other file imports this module, by any of its names
+/// (see [`imported`]).
+fn unimported(cx: &PyContext<'_>, asked: &mut FxHashSet<String>) -> bool {
+    let names: Vec<&String> = std::iter::once(&cx.module)
+        .chain(&cx.rooted)
+        .filter(|module| !module.is_empty())
+        .collect();
+    asked.extend(names.iter().map(|name| name.to_string()));
+    !names.is_empty() && names.iter().all(|name| cx.project.unimported(name))
 }
 
 /// The plain names a body calls (`main()`, `train(args)`), nested functions included.
