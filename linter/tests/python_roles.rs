@@ -224,3 +224,55 @@ fn verbose_says_why_each_program_is_one() {
         ]
     );
 }
+
+#[test]
+fn a_chooser_of_a_namespace_package_is_known_by_the_name_its_importers_use() {
+    // `modules/` has no `__init__.py`: `modules/torch_utils.py` is `torch_utils` to the files
+    // beside it and `modules.torch_utils` to `from modules.torch_utils import get_device`.
+    let utils = "import torch\n\n\ndef get_device():\n    if torch.cuda.is_available():\n        \
+                 return torch.device(\"cuda\")\n    return torch.device(\"cpu\")\n";
+    let found = findings(&[
+        ("modules/torch_utils.py", utils),
+        (
+            "modules/text.py",
+            "from modules.torch_utils import get_device\n\n\ndef encode(ids):\n    \
+             return ids.to(get_device())\n",
+        ),
+    ]);
+    assert_eq!(
+        found,
+        [
+            "modules/text.py:5: implicit_device",
+            "modules/torch_utils.py:6: implicit_device"
+        ]
+    );
+}
+
+#[test]
+fn the_test_functions_of_a_module_that_imports_pytest_are_tests() {
+    // `pytest benchmarking/optimizer_benchmark.py`: a test file by its use, not its name.
+    let bench = "import pytest\nimport torch\n\n\n@pytest.mark.benchmark\ndef test_step():\n    \
+                 return torch.zeros(1).cuda()\n\n\ndef helper():\n    return torch.ones(1).cuda()\n";
+    let found = findings(&[("benchmarking/optimizer_benchmark.py", bench)]);
+    assert_eq!(
+        found,
+        ["benchmarking/optimizer_benchmark.py:11: implicit_device"]
+    );
+}
+
+#[test]
+fn a_function_another_module_launches_is_where_a_process_starts() {
+    // `misc.launch_job` hands `mpu.run` to `torch.multiprocessing.spawn`: each process starts
+    // in `run`, which sets its own device.
+    let mp = "import torch\n\n\ndef run(rank):\n    torch.cuda.set_device(rank)\n";
+    let misc = "import torch\nimport pkg.mp as mpu\n\n\ndef launch_job():\n    \
+                torch.multiprocessing.spawn(mpu.run, nprocs=2)\n";
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/mp.py", mp)]);
+    assert_eq!(alone, ["pkg/mp.py:5: stray_set_device"]);
+    let launched = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/mp.py", mp),
+        ("pkg/misc.py", misc),
+    ]);
+    assert_eq!(launched, Vec::<String>::new());
+}

@@ -113,10 +113,7 @@ impl PythonFiles<'_> {
         let facts = PyFacts {
             folder: cx.folder,
             module: cx.module,
-            rooted: match checked.summary.outside {
-                true => cx.rooted,
-                false => Vec::new(),
-            },
+            rooted: cx.rooted,
             summary: checked.summary,
             answers: project.answer(&checked.asked),
             asked: checked.asked,

@@ -45,6 +45,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         &module_scope,
         cx,
         &mut asked.imported_elsewhere,
+        &mut asked.launched_in,
     );
     let file = FileRun::of(&module.body, &entries, cx, &mut asked);
     let program = file.program;
@@ -90,6 +91,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         outside: file.outside,
         imported: imported_modules(&module.body, &checker.package),
         device_params: std::mem::take(&mut checker.device_params),
+        launched: std::mem::take(&mut checker.entries.launched_elsewhere),
     };
     Checked {
         events: Ok(checker.events),

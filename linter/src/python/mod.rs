@@ -61,8 +61,8 @@ pub struct PyContext<'a> {
     /// The file's folder: a module outside any package is imported by bare name from the
     /// scripts beside it.
     pub folder: String,
-    /// Its dotted names from the project's import roots, for a module outside packages
-    /// ([`ModuleFile::rooted`]): others import it by these too.
+    /// Its dotted names from the project's import roots ([`ModuleFile::rooted`]): others
+    /// import it by these too.
     pub rooted: Vec<String>,
 }
 

@@ -27,6 +27,8 @@ pub struct Summary {
     /// Its functions that take a device positionally (`def generate(model, params, device)`):
     /// their dotted paths, and the parameters' places among a call's positional arguments.
     pub device_params: Vec<(String, usize)>,
+    /// Other modules' functions it hands to a process or thread launcher, by dotted path.
+    pub launched: Vec<String>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -50,6 +52,8 @@ pub struct Asked {
     /// no file imports them (a script): most are imported, and a project of no files answers
     /// so, so that the first check stands for them.
     pub(crate) unimported: FxHashSet<String>,
+    /// The module's names asked for its functions that other modules launch.
+    pub(crate) launched_in: FxHashSet<String>,
 }
 
 /// The project's Python files as far as the others need them: the functions that return a
@@ -69,6 +73,8 @@ pub struct Project {
     /// Every path a file imports (`dinov2.eval.knn.main`), wherever the import is, and the
     /// modules above it.
     imported_paths: FxHashSet<CompactString>,
+    /// Module → its functions that other modules hand to a launcher.
+    launched: FxHashMap<String, Vec<String>>,
 }
 
 /// One Python file as the project's other files see it.
@@ -78,9 +84,10 @@ pub struct ModuleFile {
     pub folder: String,
     /// Its dotted module name through the packages that hold it (`pkg.train`).
     pub module: String,
-    /// Its dotted names from the project's import roots, for a module outside packages: its
-    /// path from the project's root (`backend/memory/management.py` →
-    /// `backend.memory.management`, a namespace package's module), and without a leading `src`.
+    /// Its dotted names from the project's import roots: its path from the project's root
+    /// (`backend/memory/management.py` → `backend.memory.management`, a namespace package's
+    /// module; `fish_speech/models/dac/inference.py`, a package under namespace packages), and
+    /// without a leading `src`.
     pub rooted: Vec<String>,
     pub summary: Arc<Summary>,
 }
@@ -141,12 +148,39 @@ impl Project {
             .collect();
         let mut project = Project::default();
         for (file, program) in files.into_iter().zip(program) {
-            project
-                .choosers
-                .extend(file.summary.choosers.iter().cloned());
+            // What the module defines, by its dotted name and by its names from the import
+            // roots (`modules/torch_utils.py`, a namespace package's module, is `torch_utils`
+            // beside it and `modules.torch_utils` from the root).
+            let names = |path: &str| -> Vec<String> {
+                let rest = path
+                    .strip_prefix(file.module.as_str())
+                    .filter(|rest| rest.starts_with('.') || rest.starts_with('['));
+                let mut names = vec![path.to_owned()];
+                if let Some(rest) = rest {
+                    names.extend(file.rooted.iter().map(|root| format!("{root}{rest}")));
+                }
+                names
+            };
+            for chooser in &file.summary.choosers {
+                project.choosers.extend(names(chooser));
+            }
             for (function, at) in &file.summary.device_params {
-                let places = project.device_params.entry(function.clone()).or_default();
-                places.push(*at);
+                for name in names(function) {
+                    project.device_params.entry(name).or_default().push(*at);
+                }
+            }
+            for path in &file.summary.launched {
+                if let Some((module, function)) = path.rsplit_once('.') {
+                    let functions = project.launched.entry(module.to_owned()).or_default();
+                    if !functions.iter().any(|known| known == function) {
+                        functions.push(function.to_owned());
+                    }
+                }
+            }
+            for root in &file.rooted {
+                if *root != file.module {
+                    project.imports.insert(root.clone(), file.summary.clone());
+                }
             }
             if file.summary.outside {
                 let key = format!("{}|{}", file.folder, file.module);
@@ -175,6 +209,11 @@ impl Project {
     /// (`import pkg.serve.worker`), which is then no script.
     pub fn is_imported(&self, path: &str) -> bool {
         self.imported_paths.contains(path)
+    }
+
+    /// The functions of `module` that other modules hand to a process or thread launcher.
+    pub fn launched_in(&self, module: &str) -> Vec<String> {
+        self.launched.get(module).cloned().unwrap_or_default()
     }
 
     /// Whether the project has files and none of them imports the dotted `path`.
@@ -263,6 +302,11 @@ impl Project {
                 .iter()
                 .map(|path| self.unimported(path))
                 .collect(),
+            launched_in: asked
+                .launched_in
+                .iter()
+                .map(|module| self.launched_in(module))
+                .collect(),
         }
     }
 }
@@ -276,4 +320,5 @@ pub struct Answers {
     takes_device: Vec<bool>,
     imported_elsewhere: Vec<bool>,
     unimported: Vec<bool>,
+    launched_in: Vec<Vec<String>>,
 }

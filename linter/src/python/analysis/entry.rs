@@ -146,18 +146,22 @@ pub(crate) fn is_main_guard(test: &Expr) -> bool {
 pub(crate) struct EntryPoints {
     pub(crate) main_guard: bool,
     pub(crate) functions: FxHashSet<String>,
+    /// Other modules' functions this one hands to a launcher, by dotted path.
+    pub(crate) launched_elsewhere: Vec<String>,
 }
 
 impl EntryPoints {
     /// `asked` gets the functions the main guard calls that the project was asked about: one
     /// that another module imports (`from dinov2.eval.knn import main`) is called from library
-    /// code too, and is not where a program starts, nor what only it calls.
+    /// code too, and is not where a program starts, nor what only it calls. `asked_launched`
+    /// gets the module's names asked for the functions other modules launch.
     pub(crate) fn find(
         body: &[Stmt],
         text: &str,
         scope: &Scope,
         cx: &PyContext<'_>,
         asked: &mut FxHashSet<String>,
+        asked_launched: &mut FxHashSet<String>,
     ) -> EntryPoints {
         let defs: FxHashMap<&str, &ast::StmtFunctionDef> = body
             .iter()
@@ -196,8 +200,20 @@ impl EntryPoints {
             for def in defs.values() {
                 imports.extend(Scope::imports_of(&def.body, &package));
             }
+            let (here, elsewhere) = launched(body, &imports, cx.api);
+            pending.extend(here.into_iter().map(|name| (name, false)));
+            found.launched_elsewhere = elsewhere;
+        }
+        // This module's functions that other modules hand to a launcher.
+        let names: Vec<&String> = std::iter::once(&cx.module)
+            .chain(&cx.rooted)
+            .filter(|module| !module.is_empty())
+            .collect();
+        for module in names {
+            asked_launched.insert(module.clone());
             pending.extend(
-                launched(body, &imports, cx.api)
+                cx.project
+                    .launched_in(module)
                     .into_iter()
                     .map(|name| (name, false)),
             );
@@ -210,6 +226,19 @@ impl EntryPoints {
                 })
                 .map(|name| (name.to_string(), false)),
         );
+        // A module that imports pytest is run by it whatever its name (`pytest
+        // benchmarking/optimizer_benchmark.py`): its `test_*` functions are tests.
+        if scope
+            .imports
+            .values()
+            .any(|path| path == "pytest" || path.starts_with("pytest."))
+        {
+            pending.extend(
+                defs.keys()
+                    .filter(|name| name.starts_with("test_"))
+                    .map(|name| (name.to_string(), false)),
+            );
+        }
         // A function another module imports (`from dinov2.eval.knn import main`) is called
         // from elsewhere too: neither it nor what it calls starts a program here.
         while let Some((name, from_guard)) = pending.pop() {
@@ -294,12 +323,14 @@ pub(crate) fn named(body: &[Stmt]) -> Vec<String> {
     names.0
 }
 
-/// The functions handed, by name, to a process or thread launcher anywhere in the module.
-pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Vec<String> {
+/// The functions handed to a process or thread launcher anywhere in the module: this module's,
+/// by name, and other modules' (`mpu.run`), by their dotted paths.
+pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<String>, Vec<String>) {
     struct Launches<'i> {
         imports: &'i Imports,
         api: &'i Api,
         targets: Vec<String>,
+        elsewhere: Vec<String>,
     }
     impl<'a> Visitor<'a> for Launches<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
@@ -356,8 +387,19 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Vec<Strin
                     .or_else(|| {
                         closure.and_then(|closure| call.arguments.find_positional(closure))
                     });
-                if let Some(Expr::Name(name)) = target {
-                    self.targets.push(name.id.to_string());
+                match target {
+                    Some(Expr::Name(name)) => self.targets.push(name.id.to_string()),
+                    // Another module's function (`mpu.run` of `import slowfast.utils.
+                    // multiprocessing as mpu`): that module's entry point.
+                    Some(other) => {
+                        if let Some(path) = dotted(other).and_then(|d| {
+                            let (first, rest) = d.split_once('.')?;
+                            Some(format!("{}.{rest}", self.imports.get(first)?))
+                        }) {
+                            self.elsewhere.push(path);
+                        }
+                    }
+                    None => {}
                 }
             }
             visitor::walk_expr(self, expr);
@@ -367,7 +409,8 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Vec<Strin
         imports,
         api,
         targets: Vec::new(),
+        elsewhere: Vec::new(),
     };
     visitor::walk_body(&mut launches, body);
-    launches.targets
+    (launches.targets, launches.elsewhere)
 }

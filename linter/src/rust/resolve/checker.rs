@@ -452,6 +452,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        self.analyses.on_match(&self.sem, expr);
         self.analyses.on_scrutinee(&expr.expr);
         self.visit_expr(&expr.expr);
         let scrutinee = self.sem.infer(&expr.expr);

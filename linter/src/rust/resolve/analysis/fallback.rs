@@ -167,9 +167,44 @@ pub(super) fn on_api_use(state: &mut State, events: &mut Vec<Event<'_>>, use_: &
     }
 }
 
-/// Something looked at `name`.
+/// Something looked at `name`, and so at the result it holds (also under the other names an
+/// arm of the same `match` gave it).
 fn checked(state: &mut State, name: &str) {
-    state.pending.retain(|pending| pending.variable != name);
+    let spans: Vec<Range<usize>> = state
+        .pending
+        .iter()
+        .filter(|pending| pending.variable == name)
+        .map(|pending| pending.span.clone())
+        .collect();
+    state
+        .pending
+        .retain(|pending| pending.variable != name && !spans.contains(&pending.span));
+}
+
+/// `match chooser() { Ok(d) if d.is_cuda() => .., _ => .. }`, before the scrutinee is walked:
+/// the result is held by the names the arms bind it to (`Ok(d)`, `Some(d)`, `d`), so a guard
+/// or an arm that looks at one of them looks at it.
+pub(super) fn on_match(state: &mut State, sem: &Semantic<'_, '_>, matched: &syn::ExprMatch) {
+    for arm in &matched.arms {
+        if let Some(name) = bound_name(&arm.pat) {
+            bind(state, sem, &name, &matched.expr);
+        }
+    }
+}
+
+/// The one name a pattern binds the whole value, or its `Ok`/`Some` payload, to.
+fn bound_name(pat: &syn::Pat) -> Option<String> {
+    match pat {
+        syn::Pat::Ident(ident) => Some(ident.ident.to_string()),
+        syn::Pat::TupleStruct(tuple) if tuple.elems.len() == 1 => {
+            let variant = tuple.path.segments.last()?.ident.to_string();
+            match variant.as_str() {
+                "Ok" | "Some" => bound_name(tuple.elems.first()?),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 pub(super) fn on_method_call(state: &mut State, call: &syn::ExprMethodCall) {

@@ -232,6 +232,11 @@ impl Analyses {
         fallback::on_scrutinee(&mut self.function.fallback, expr);
     }
 
+    /// A `match`, before its scrutinee is walked.
+    pub(super) fn on_match(&mut self, sem: &Semantic<'_, '_>, matched: &syn::ExprMatch) {
+        fallback::on_match(&mut self.function.fallback, sem, matched);
+    }
+
     /// A macro call, before its body (if it is code) is walked.
     pub(super) fn on_macro(&mut self, mac: &syn::Macro) {
         fallback::on_macro(&mut self.function.fallback, mac);
