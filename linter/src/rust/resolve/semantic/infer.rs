@@ -243,7 +243,10 @@ impl Semantic<'_, '_> {
                     _ => {}
                 }
                 match receiver {
-                    Ty::Named(ty) => self.method(&ty, &method)?.returns.clone().map(Ty::Named),
+                    Ty::Named(ty) => match self.method(&ty, &method) {
+                        Some(entry) => entry.returns.clone().map(Ty::Named),
+                        None => self.own_method(&ty, &method).cloned(),
+                    },
                     Ty::Seq(element) => {
                         let method = method.as_str();
                         if SAME_SEQUENCE.contains(&method) {

@@ -25,6 +25,9 @@ pub(super) struct Semantic<'c, 'a> {
     pub(super) scopes: Scopes<'c, 'a>,
     /// Struct (full path) → field → type, for `self.ctx.bind_to_thread()`.
     fields: HashMap<String, HashMap<String, Ty>>,
+    /// Type (full path) → method → the type it returns, for the file's own impls
+    /// (`self.device(i).bind_to_thread()` with `fn device(&self, i) -> Arc<CudaDevice>`).
+    methods: HashMap<String, HashMap<String, Ty>>,
     /// The names of this file's structs, whose types are worth resolving.
     structs: HashSet<String>,
     /// String constants of the file (`const VAR: &str = "CUDA_VISIBLE_DEVICES"`).
@@ -47,6 +50,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
             text,
             scopes: Scopes::new(cx),
             fields: HashMap::new(),
+            methods: HashMap::new(),
             structs: HashSet::new(),
             strings: HashMap::new(),
             self_type: None,
@@ -248,7 +252,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
             }
         }
         // Field types resolve with the module's imports in place.
-        for item in items {
+        for item in items.clone() {
             if let Item::Struct(strukt) = item {
                 self.structs.insert(strukt.ident.to_string());
                 let key = self.scopes.local_path(&strukt.ident.to_string()).join("::");
@@ -264,6 +268,29 @@ impl<'c, 'a> Semantic<'c, 'a> {
                 }
             }
         }
+        // Methods' return types, with the structs known.
+        for item in items {
+            if let Item::Impl(imp) = item
+                && let Some(Ty::Named(owner)) = self.type_of(&imp.self_ty)
+            {
+                for member in &imp.items {
+                    if let syn::ImplItem::Fn(method) = member
+                        && let syn::ReturnType::Type(_, returns) = &method.sig.output
+                        && let Some(ty) = self.type_of(returns)
+                    {
+                        self.methods
+                            .entry(owner.clone())
+                            .or_default()
+                            .insert(method.sig.ident.to_string(), ty);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The type a method of one of the file's own impls returns.
+    pub(super) fn own_method(&self, owner: &str, name: &str) -> Option<&Ty> {
+        self.methods.get(owner)?.get(name)
     }
 
     /// The type of a struct's field.
