@@ -136,6 +136,20 @@ fn a_module_of_a_package_that_works_at_its_top_level_is_a_script_unless_imported
             "pkg/launch.py:5: implicit_device"
         ]
     );
+    // Linted alone (pre-commit, an editor), the file cannot know that no other file imports
+    // it: it stays library code.
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[("pkg/__init__.py", ""), ("pkg/launch.py", launch)],
+    );
+    let file = dir.path().join("pkg/launch.py");
+    let alone = stdout(&placement(&[
+        file.to_str().expect("a UTF-8 path"),
+        "--message-format",
+        "short",
+    ]));
+    assert_eq!(alone.matches("warning[").count(), 2, "{alone}");
 }
 
 #[test]

@@ -90,6 +90,9 @@ pub(super) struct PyFacts {
 struct PythonFiles<'s> {
     session: &'s Session,
     units: BTreeMap<FileKey, &'s FileUnit>,
+    /// Whether the run lints whole workspaces (every path given is a workspace's root), so that
+    /// the files it holds are all that could import one another.
+    complete: bool,
 }
 
 impl PythonFiles<'_> {
@@ -161,7 +164,7 @@ impl Exchange for PythonFiles<'_> {
             rooted: file.rooted.clone(),
             summary: file.summary.clone(),
         });
-        Some(python::Project::new(files))
+        Some(python::Project::new(files).complete(self.complete))
     }
 
     fn tells_more(&self, old: &PyFacts, new: &PyFacts) -> bool {
@@ -189,6 +192,10 @@ impl Exchange for PythonFiles<'_> {
 /// the run reports it.
 pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>) {
     let files = PythonFiles {
+        complete: session
+            .requested
+            .iter()
+            .all(|path| session.workspaces.iter().any(|w| w.root == *path)),
         session,
         units: session
             .files

@@ -75,6 +75,9 @@ pub struct Project {
     imported_paths: FxHashSet<CompactString>,
     /// Module → its functions that other modules hand to a launcher.
     launched: FxHashMap<String, Vec<String>>,
+    /// Whether the files are all the workspace's: only then does no importer among them mean
+    /// that none exists (a run over one file of a package, as pre-commit makes, does not know).
+    complete: bool,
 }
 
 /// One Python file as the project's other files see it.
@@ -216,9 +219,16 @@ impl Project {
         self.launched.get(module).cloned().unwrap_or_default()
     }
 
-    /// Whether the project has files and none of them imports the dotted `path`.
+    /// Whether the project knows that no file imports the dotted `path`: it holds every file of
+    /// the workspace, and none of them does.
     pub fn unimported(&self, path: &str) -> bool {
-        !self.imports.is_empty() && !self.is_imported(path)
+        self.complete && !self.imports.is_empty() && !self.is_imported(path)
+    }
+
+    /// The project, told whether its files are all the workspace's ([`Project::unimported`]).
+    pub fn complete(mut self, complete: bool) -> Project {
+        self.complete = complete;
+        self
     }
 
     /// The dotted path `name` was imported from at the top level of the project's `module`.
