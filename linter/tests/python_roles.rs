@@ -120,8 +120,9 @@ fn a_function_the_main_guard_calls_is_library_code_when_another_module_imports_i
 
 #[test]
 fn a_module_of_a_package_that_works_at_its_top_level_is_a_script_unless_imported() {
-    // `pkg/launch.py`, run as `python -m pkg.launch`: work at its top level, and no importer.
-    let launch = "import os\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = \"1\"\nx = torch.zeros(1).cuda()\nprint(x)\n";
+    // `pkg/launch.py`, run as `python -m pkg.launch`: it reads its command line at its top
+    // level, and has no importer.
+    let launch = "import os\nimport sys\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = sys.argv[1]\nx = torch.zeros(1).cuda()\nprint(x)\n";
     let alone = findings(&[("pkg/__init__.py", ""), ("pkg/launch.py", launch)]);
     assert_eq!(alone, Vec::<String>::new());
     let imported = findings(&[
@@ -132,10 +133,16 @@ fn a_module_of_a_package_that_works_at_its_top_level_is_a_script_unless_imported
     assert_eq!(
         imported,
         [
-            "pkg/launch.py:4: late_visible_devices",
-            "pkg/launch.py:5: implicit_device"
+            "pkg/launch.py:5: late_visible_devices",
+            "pkg/launch.py:6: implicit_device"
         ]
     );
+    // A module of the package's API that warns at import (a deprecation shim) is imported by
+    // the package's users, not run: library code, though no file of the project imports it.
+    let shim =
+        "import warnings\nimport torch\n\nwarnings.warn(\"moved\")\nx = torch.zeros(1).cuda()\n";
+    let found = findings(&[("pkg/__init__.py", ""), ("pkg/old.py", shim)]);
+    assert_eq!(found, ["pkg/old.py:5: implicit_device"]);
     // Linted alone (pre-commit, an editor), the file cannot know that no other file imports
     // it: it stays library code.
     let dir = tempfile::tempdir().expect("temp dir");

@@ -81,20 +81,29 @@ impl FileRun {
                 outside && (entries.main_guard || does_work(body))
             }
         };
-        // A module of a package that does work at its top level (`launch_all_serve.py`, run as
-        // `python -m pkg.launch_all_serve`), or that its folder makes a program, is a script
-        // when no file imports it; a main guard alone is the entry point of a module others
-        // may import.
+        // A module of a package that reads its command line at its top level
+        // (`launch_all_serve.py`, run as `python -m pkg.launch_all_serve`), or that its folder
+        // makes a program, is a script when no file imports it. Other work at the top level
+        // (a warning, a registration) is a module of the package's API, which its users
+        // import; a main guard alone is the entry point of a module others may import.
         let package_script = !outside
             && !cx.is_init
             && !cx.module.is_empty()
-            && (by_folder || (cx.role == FileRole::Library && does_work(body)));
+            && (by_folder
+                || (cx.role == FileRole::Library && does_work(body) && reads_command_line(body)));
         let program = match (asks_programs, package_script) {
             (true, _) => {
-                asked.programs = Some((cx.folder.clone(), cx.module.clone(), runs));
+                // Before the module graph is known, a file its folder makes a program's is
+                // taken for one when it runs itself; a module of definitions there is most
+                // often a helper its scripts import.
+                let guess = match by_folder {
+                    true => entries.main_guard || does_work(body),
+                    false => runs,
+                };
+                asked.programs = Some((cx.folder.clone(), cx.module.clone(), guess));
                 cx.project
                     .is_program(&cx.folder, &cx.module)
-                    .unwrap_or(runs)
+                    .unwrap_or(guess)
             }
             // A file its folder makes a program's, unless imported; a module of definitions
             // and work, a program's once no file is known to import it.
@@ -113,6 +122,11 @@ impl FileRun {
             _ if entries.main_guard && outside => {
                 format!("a program: it has a main guard, {not_imported}")
             }
+            _ if !outside => format!(
+                "a program: it reads its command line at its top level (run as `python -m {}`), \
+                 {not_imported}",
+                cx.module
+            ),
             _ => format!("a program: it does work at its top level, {not_imported}"),
         });
         FileRun {
@@ -122,6 +136,34 @@ impl FileRun {
             why,
         }
     }
+}
+
+/// Whether a module's top level reads its command line (`parser.parse_args()`, `sys.argv`), as
+/// a module run with `python -m` does and a module of a package's API, imported by its users,
+/// does not (a deprecation shim warns at import, a registry registers).
+fn reads_command_line(body: &[Stmt]) -> bool {
+    struct Reads(bool);
+    impl<'a> Visitor<'a> for Reads {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            self.0 |= match expr {
+                Expr::Attribute(attribute) => {
+                    matches!(attribute.attr.as_str(), "parse_args" | "parse_known_args")
+                        || dotted(expr).as_deref() == Some("sys.argv")
+                }
+                _ => false,
+            };
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut reads = Reads(false);
+    visitor::walk_body(&mut reads, body);
+    reads.0
 }
 
 pub(crate) fn is_main_guard(test: &Expr) -> bool {
