@@ -119,7 +119,7 @@ fn a_function_the_main_guard_calls_is_library_code_when_another_module_imports_i
 }
 
 #[test]
-fn a_module_of_a_package_that_works_at_its_top_level_is_a_script_unless_imported() {
+fn a_module_of_a_package_that_reads_its_command_line_is_a_script_unless_imported() {
     // `pkg/launch.py`, run as `python -m pkg.launch`: it reads its command line at its top
     // level, and has no importer.
     let launch = "import os\nimport sys\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = sys.argv[1]\nx = torch.zeros(1).cuda()\nprint(x)\n";

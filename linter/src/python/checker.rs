@@ -39,14 +39,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
     let walrus = Walrus::of(text);
     let module_scope = Scope::of(&module.body, None, &base, walrus);
     let mut asked = Asked::default();
-    let entries = EntryPoints::find(
-        &module.body,
-        text,
-        &module_scope,
-        cx,
-        &mut asked.imported_elsewhere,
-        &mut asked.launched_in,
-    );
+    let entries = EntryPoints::find(&module.body, text, &module_scope, cx, &mut asked);
     let file = FileRun::of(&module.body, &entries, cx, &mut asked);
     let program = file.program;
     let mut checker = Checker {

@@ -48,9 +48,9 @@ pub struct Asked {
     /// Functions the main guard calls, and modules of `scripts/` folders, asked whether another
     /// file imports them.
     pub(crate) imported_elsewhere: FxHashSet<String>,
-    /// Modules of packages that work at their top level, asked whether the project knows that
-    /// no file imports them (a script): most are imported, and a project of no files answers
-    /// so, so that the first check stands for them.
+    /// Modules of packages that read their command line at their top level, asked whether the
+    /// project knows that no file imports them (a script): a project that does not hold the
+    /// whole workspace, the first check's included, answers no, as it does for most of them.
     pub(crate) unimported: FxHashSet<String>,
     /// The module's names asked for its functions that other modules launch.
     pub(crate) launched_in: FxHashSet<String>,
@@ -222,7 +222,7 @@ impl Project {
     /// Whether the project knows that no file imports the dotted `path`: it holds every file of
     /// the workspace, and none of them does.
     pub fn unimported(&self, path: &str) -> bool {
-        self.complete && !self.imports.is_empty() && !self.is_imported(path)
+        self.complete && !self.is_imported(path)
     }
 
     /// The project, told whether its files are all the workspace's ([`Project::unimported`]).

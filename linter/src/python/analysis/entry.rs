@@ -68,9 +68,10 @@ impl FileRun {
         // it imports is.
         let outside = !cx.in_package && cx.module != "hubconf";
         // A module outside packages is a program's or library code by who imports it (one that
-        // no file imports is a program when it runs). A file of `scripts/`, `examples/`, `tools/`, `bin/` or `benchmarks/` is a program by
-        // its folder, unless another module imports it (an app's helpers beside its scripts):
-        // then it is library code like any imported module. `__main__.py` always runs.
+        // no file imports is a program when it runs). A file of `scripts/`, `examples/`,
+        // `tools/`, `bin/` or `benchmarks/` is a program by its folder, unless another module
+        // imports it (an app's helpers beside its scripts): then it is library code like any
+        // imported module. `__main__.py` always runs.
         let by_folder =
             cx.role == FileRole::BinaryRoot && cx.module.rsplit('.').next() != Some("__main__");
         let asks_programs =
@@ -193,17 +194,16 @@ pub(crate) struct EntryPoints {
 }
 
 impl EntryPoints {
-    /// `asked` gets the functions the main guard calls that the project was asked about: one
-    /// that another module imports (`from dinov2.eval.knn import main`) is called from library
-    /// code too, and is not where a program starts, nor what only it calls. `asked_launched`
-    /// gets the module's names asked for the functions other modules launch.
+    /// `asked` gets what the project was asked: whether another module imports a function the
+    /// main guard calls (`from dinov2.eval.knn import main`: called from library code too, it
+    /// is not where a program starts, nor what only it calls), and which of the module's
+    /// functions other modules launch.
     pub(crate) fn find(
         body: &[Stmt],
         text: &str,
         scope: &Scope,
         cx: &PyContext<'_>,
-        asked: &mut FxHashSet<String>,
-        asked_launched: &mut FxHashSet<String>,
+        asked: &mut Asked,
     ) -> EntryPoints {
         let defs: FxHashMap<&str, &ast::StmtFunctionDef> = body
             .iter()
@@ -247,12 +247,8 @@ impl EntryPoints {
             found.launched_elsewhere = elsewhere;
         }
         // This module's functions that other modules hand to a launcher.
-        let names: Vec<&String> = std::iter::once(&cx.module)
-            .chain(&cx.rooted)
-            .filter(|module| !module.is_empty())
-            .collect();
-        for module in names {
-            asked_launched.insert(module.clone());
+        for module in module_names(cx) {
+            asked.launched_in.insert(module.clone());
             pending.extend(
                 cx.project
                     .launched_in(module)
@@ -286,7 +282,7 @@ impl EntryPoints {
         while let Some((name, from_guard)) = pending.pop() {
             if let Some(def) = defs.get(name.as_str())
                 && !found.functions.contains(&name)
-                && !(from_guard && imported(cx, Some(&name), asked))
+                && !(from_guard && imported(cx, Some(&name), &mut asked.imported_elsewhere))
             {
                 pending.extend(
                     called_names(&def.body)
@@ -306,10 +302,7 @@ impl EntryPoints {
 /// `fish_speech.models.dac.inference`); the paths asked go into `asked`.
 fn imported(cx: &PyContext<'_>, name: Option<&str>, asked: &mut FxHashSet<String>) -> bool {
     let mut found = false;
-    for module in std::iter::once(&cx.module).chain(&cx.rooted) {
-        if module.is_empty() {
-            continue;
-        }
+    for module in module_names(cx) {
         let path = match name {
             Some(name) => format!("{module}.{name}"),
             None => module.clone(),
@@ -323,12 +316,15 @@ fn imported(cx: &PyContext<'_>, name: Option<&str>, asked: &mut FxHashSet<String
 /// Whether the project knows that no other file imports this module, by any of its names
 /// (see [`imported`]).
 fn unimported(cx: &PyContext<'_>, asked: &mut FxHashSet<String>) -> bool {
-    let names: Vec<&String> = std::iter::once(&cx.module)
+    asked.extend(module_names(cx).cloned());
+    module_names(cx).next().is_some() && module_names(cx).all(|name| cx.project.unimported(name))
+}
+
+/// The module's dotted name and its names from the import roots, by which others import it.
+fn module_names<'c>(cx: &'c PyContext<'_>) -> impl Iterator<Item = &'c String> {
+    std::iter::once(&cx.module)
         .chain(&cx.rooted)
         .filter(|module| !module.is_empty())
-        .collect();
-    asked.extend(names.iter().map(|name| name.to_string()));
-    !names.is_empty() && names.iter().all(|name| cx.project.unimported(name))
 }
 
 /// The plain names a body calls (`main()`, `train(args)`), nested functions included.
@@ -365,6 +361,18 @@ pub(crate) fn named(body: &[Stmt]) -> Vec<String> {
     names.0
 }
 
+/// The dotted path a name or attribute chain stands for through the module's imports
+/// (`mpu.run` of `import slowfast.utils.multiprocessing as mpu`).
+fn through_imports(imports: &Imports, expr: &Expr) -> Option<compact_str::CompactString> {
+    let written = dotted(expr)?;
+    let (first, rest) = written.split_once('.').unwrap_or((&written, ""));
+    let base = imports.get(first)?;
+    Some(match rest.is_empty() {
+        true => base.clone(),
+        false => compact_str::format_compact!("{base}.{rest}"),
+    })
+}
+
 /// The functions handed to a process or thread launcher anywhere in the module: this module's,
 /// by name, and other modules' (`mpu.run`), by their dotted paths.
 pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<String>, Vec<String>) {
@@ -392,15 +400,7 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<Stri
                 if !matches!(last, "Process" | "Thread") && !self.api.ends_an_item(last) {
                     return None;
                 }
-                let path = dotted(&call.func).and_then(|d| {
-                    let (first, rest) = d.split_once('.').unwrap_or((&d, ""));
-                    let base = self.imports.get(first)?;
-                    Some(if rest.is_empty() {
-                        base.clone()
-                    } else {
-                        compact_str::format_compact!("{base}.{rest}")
-                    })
-                });
+                let path = through_imports(self.imports, &call.func);
                 if let Some(Entry {
                     role: Role::SpawnThread { closure },
                     ..
@@ -434,11 +434,8 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<Stri
                     // Another module's function (`mpu.run` of `import slowfast.utils.
                     // multiprocessing as mpu`): that module's entry point.
                     Some(other) => {
-                        if let Some(path) = dotted(other).and_then(|d| {
-                            let (first, rest) = d.split_once('.')?;
-                            Some(format!("{}.{rest}", self.imports.get(first)?))
-                        }) {
-                            self.elsewhere.push(path);
+                        if let Some(path) = through_imports(self.imports, other) {
+                            self.elsewhere.push(path.to_string());
                         }
                     }
                     None => {}

@@ -115,8 +115,8 @@ fn tail_calls<'e>(block: &'e syn::Block, out: &mut Vec<&'e syn::ExprCall>) {
 
 /// `let name = init;`: chooser calls whose result `init` is are bound to `name`.
 pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
-    if let [name] = names {
-        bind(state, sem, name, init);
+    if names.len() == 1 {
+        bind(state, sem, names, init);
     }
 }
 
@@ -132,10 +132,14 @@ pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::Ex
     let Some(syn::Pat::Ident(param)) = closure.inputs.first() else {
         return;
     };
-    bind(state, sem, &param.ident.to_string(), &call.receiver);
+    bind(state, sem, &[param.ident.to_string()], &call.receiver);
 }
 
-fn bind(state: &mut State, sem: &Semantic<'_, '_>, name: &str, init: &Expr) {
+/// Chooser calls whose result `init` is, held by each of `names`.
+fn bind(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
+    if names.is_empty() {
+        return;
+    }
     let mut calls = Vec::new();
     value_calls(init, &mut calls);
     for call in calls {
@@ -148,11 +152,13 @@ fn bind(state: &mut State, sem: &Semantic<'_, '_>, name: &str, init: &Expr) {
         if entry.may_fall_back {
             let span = range(func.span());
             state.bound.push(span.clone());
-            state.pending.push(UncheckedResult {
-                variable: name.to_owned(),
-                shown: shown(&func.path),
-                span,
-            });
+            for name in names {
+                state.pending.push(UncheckedResult {
+                    variable: name.clone(),
+                    shown: shown(&func.path),
+                    span: span.clone(),
+                });
+            }
         }
     }
 }
@@ -170,6 +176,9 @@ pub(super) fn on_api_use(state: &mut State, events: &mut Vec<Event<'_>>, use_: &
 /// Something looked at `name`, and so at the result it holds (also under the other names an
 /// arm of the same `match` gave it).
 fn checked(state: &mut State, name: &str) {
+    if state.pending.is_empty() {
+        return;
+    }
     let spans: Vec<Range<usize>> = state
         .pending
         .iter()
@@ -185,11 +194,12 @@ fn checked(state: &mut State, name: &str) {
 /// the result is held by the names the arms bind it to (`Ok(d)`, `Some(d)`, `d`), so a guard
 /// or an arm that looks at one of them looks at it.
 pub(super) fn on_match(state: &mut State, sem: &Semantic<'_, '_>, matched: &syn::ExprMatch) {
-    for arm in &matched.arms {
-        if let Some(name) = bound_name(&arm.pat) {
-            bind(state, sem, &name, &matched.expr);
-        }
-    }
+    let names: Vec<String> = matched
+        .arms
+        .iter()
+        .filter_map(|arm| bound_name(&arm.pat))
+        .collect();
+    bind(state, sem, &names, &matched.expr);
 }
 
 /// The one name a pattern binds the whole value, or its `Ok`/`Some` payload, to.
@@ -245,7 +255,13 @@ pub(super) fn on_macro(state: &mut State, mac: &syn::Macro) {
 
 /// At the end of a function: what nobody looked at.
 pub(super) fn finish(state: State, events: &mut Vec<Event<'_>>) {
+    let mut reported: Vec<Range<usize>> = Vec::new();
     for pending in state.pending {
+        // A result several arms of a `match` held is one finding.
+        if reported.contains(&pending.span) {
+            continue;
+        }
+        reported.push(pending.span.clone());
         events.push(Event::SilentFallback {
             shown: pending.shown,
             span: pending.span,
