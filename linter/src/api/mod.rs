@@ -10,6 +10,7 @@ mod call_names;
 
 use std::sync::Arc;
 
+use memchr::memmem;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Deserialize;
@@ -453,6 +454,8 @@ pub struct Api {
     pub names: CallNames,
     /// The last names of the items that start a process or a thread (`spawn`, `Process`).
     launchers: Vec<String>,
+    /// A searcher for each of the launchers' names.
+    launcher_words: Vec<memmem::Finder<'static>>,
 }
 
 /// A set of names that can be asked about an identifier without making a string of it: most
@@ -559,7 +562,7 @@ impl Api {
                 .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
             api.add(prepare(table), name, true)?;
         }
-        api.sort_reexports();
+        api.finish();
         Ok(Arc::new(api))
     }
 
@@ -576,14 +579,21 @@ impl Api {
         }
         let mut api = Api::clone(&built_in);
         api.add(extra, source, false)?;
-        api.sort_reexports();
+        api.finish();
         Ok(Arc::new(api))
     }
 
-    /// Longest `from` prefixes first, so that the most specific re-export applies.
-    fn sort_reexports(&mut self) {
+    /// Makes what is read from the entries once they are all added: the re-exports with the
+    /// longest `from` prefixes first, so that the most specific applies, and the launchers'
+    /// searchers.
+    fn finish(&mut self) {
         self.reexports
             .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        self.launcher_words = self
+            .launchers
+            .iter()
+            .map(|name| memmem::Finder::new(name).into_owned())
+            .collect();
     }
 
     /// Adds a table's entries, each checked against what its role needs; a bad entry is an
@@ -796,9 +806,11 @@ impl Api {
         self.trigger_items.contains(name)
     }
 
-    /// The last names of the items that start a process or a thread.
-    pub fn launchers(&self) -> &[String] {
-        &self.launchers
+    /// Whether `text` holds the last name of an item that starts a process or a thread.
+    pub fn mentions_launcher(&self, text: &str) -> bool {
+        self.launcher_words
+            .iter()
+            .any(|word| word.find(text.as_bytes()).is_some())
     }
 
     /// Whether some item path of a table ends with this name.

@@ -33,15 +33,25 @@ pub(crate) fn package_of(cx: &PyContext<'_>) -> Vec<String> {
 /// Names bound by imports → the dotted path each names.
 pub(crate) type Imports = FxHashMap<CompactString, CompactString>;
 
+/// What a name of a scope is bound to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Binding {
+    /// A `def` or `class`: it hides imports.
+    Definition,
+    /// An import, with the dotted path it names.
+    Import(CompactString),
+    /// Anything else (parameters, assignments, loop targets, relative imports above the top).
+    Local,
+}
+
 /// The names a scope binds.
 #[derive(Debug, Default)]
 pub(crate) struct Scope {
-    /// Names bound by imports → the dotted path they name.
+    /// Each name bound → what it means here: a definition hides an import, which hides any
+    /// other binding, wherever each is in the body.
+    names: FxHashMap<CompactString, Binding>,
+    /// Names bound by imports → the dotted path they name, hidden or not.
     pub(crate) imports: Imports,
-    /// Names a `def` or `class` binds: they hide imports.
-    pub(crate) definitions: FxHashSet<CompactString>,
-    /// Names bound otherwise (parameters, assignments, loop targets, relative imports).
-    pub(crate) locals: FxHashSet<CompactString>,
     /// Modules whose names a glob import (`from utils import *`) brings.
     pub(crate) globs: Vec<String>,
 }
@@ -58,7 +68,7 @@ impl Scope {
         let mut scope = Scope::default();
         if let Some(parameters) = parameters {
             for parameter in parameters.iter() {
-                scope.locals.insert(parameter.name().as_str().into());
+                scope.bind(parameter.name().as_str(), Binding::Local);
             }
         }
         scope.collect(body, package, walrus);
@@ -69,14 +79,14 @@ impl Scope {
         for stmt in body {
             match stmt {
                 Stmt::Import(_) | Stmt::ImportFrom(_) => self.import(stmt, package),
-                Stmt::FunctionDef(def) => {
-                    self.definitions.insert(def.name.as_str().into());
-                }
-                Stmt::ClassDef(class) => {
-                    self.definitions.insert(class.name.as_str().into());
-                }
+                Stmt::FunctionDef(def) => self.bind(def.name.as_str(), Binding::Definition),
+                Stmt::ClassDef(class) => self.bind(class.name.as_str(), Binding::Definition),
                 _ => {
-                    assign_names(std::slice::from_ref(stmt), false, walrus, &mut self.locals);
+                    assign_names(std::slice::from_ref(stmt), false, walrus, &mut |target| {
+                        if let Target::Name(name) = target {
+                            self.bind(name, Binding::Local);
+                        }
+                    });
                     for_each_body(stmt, |body| self.collect_nested(body, package, walrus));
                 }
             }
@@ -90,12 +100,10 @@ impl Scope {
                 for alias in &import.names {
                     let name = alias.name.as_str();
                     match &alias.asname {
-                        Some(asname) => {
-                            self.imports.insert(asname.as_str().into(), name.into());
-                        }
+                        Some(asname) => self.bind_import(asname.as_str(), name),
                         None => {
                             let first = name.split('.').next().unwrap_or(name);
-                            self.imports.insert(first.into(), first.into());
+                            self.bind_import(first, first);
                         }
                     }
                 }
@@ -107,16 +115,14 @@ impl Scope {
                         self.globs.push(module.clone());
                         continue;
                     }
-                    let bound = alias.asname.as_ref().unwrap_or(&alias.name).to_string();
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
                     match &from {
                         Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
-                            let path = format!("{module}.{}", alias.name.as_str());
-                            self.imports.insert(bound.into(), path.into());
+                            let path = compact_str::format_compact!("{module}.{}", alias.name);
+                            self.bind_import(bound, &path);
                         }
                         // What a glob brings, or a module above the top: unknown.
-                        _ => {
-                            self.locals.insert(bound.into());
-                        }
+                        _ => self.bind(bound, Binding::Local),
                     }
                 }
             }
@@ -157,16 +163,30 @@ impl Scope {
         }
     }
 
-    /// What `name` means here: `Some(path)` for an import, `Some(None)` for another binding,
-    /// `None` when this scope does not bind it.
-    pub(crate) fn lookup(&self, name: &str) -> Option<Option<&str>> {
-        if self.definitions.contains(name) {
-            return Some(None);
+    fn bind_import(&mut self, name: &str, path: &str) {
+        self.imports.insert(name.into(), path.into());
+        self.bind(name, Binding::Import(path.into()));
+    }
+
+    /// Binds `name`, unless the scope binds it already in a way that hides this one.
+    fn bind(&mut self, name: &str, binding: Binding) {
+        let rank = |binding: &Binding| match binding {
+            Binding::Definition => 2,
+            Binding::Import(_) => 1,
+            Binding::Local => 0,
+        };
+        match self.names.get_mut(name) {
+            Some(bound) if rank(bound) > rank(&binding) => {}
+            Some(bound) => *bound = binding,
+            None => {
+                self.names.insert(name.into(), binding);
+            }
         }
-        if let Some(path) = self.imports.get(name) {
-            return Some(Some(path));
-        }
-        self.locals.contains(name).then_some(None)
+    }
+
+    /// What `name` means here, when this scope binds it.
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.names.get(name)
     }
 }
 
@@ -224,7 +244,7 @@ pub(crate) fn imported_modules(body: &[Stmt], package: &[String]) -> Vec<Compact
 }
 
 /// Calls `f` with each body of a compound statement (not of nested functions and classes).
-pub(crate) fn for_each_body(stmt: &Stmt, mut f: impl FnMut(&[Stmt])) {
+pub(crate) fn for_each_body<'s>(stmt: &'s Stmt, mut f: impl FnMut(&'s [Stmt])) {
     match stmt {
         Stmt::If(s) => {
             f(&s.body);
@@ -284,27 +304,41 @@ pub(crate) fn assigned_names(
     walrus: Walrus,
 ) -> FxHashSet<CompactString> {
     let mut names = FxHashSet::default();
-    assign_names(body, nested, walrus, &mut names);
+    assign_names(body, nested, walrus, &mut |target| match target {
+        Target::Name(name) => {
+            names.insert(name.into());
+        }
+        Target::Attribute(attribute) => {
+            if let Some(dotted) = dotted(attribute) {
+                names.insert(dotted.into());
+            }
+        }
+    });
     names
 }
 
-/// [`assigned_names`], added to `names`.
-fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashSet<CompactString>) {
-    struct Assigned<'n> {
-        names: &'n mut FxHashSet<CompactString>,
+/// What an assignment binds: a name, or an attribute of something.
+enum Target<'e> {
+    Name(&'e str),
+    Attribute(&'e Expr),
+}
+
+/// Gives `add` each target that [`assigned_names`] reads.
+fn assign_names<'e>(
+    body: &'e [Stmt],
+    nested: bool,
+    walrus: Walrus,
+    add: &mut dyn FnMut(Target<'e>),
+) {
+    struct Assigned<'n, 'e> {
+        add: &'n mut dyn FnMut(Target<'e>),
         nested: bool,
     }
-    impl Assigned<'_> {
-        fn target(&mut self, target: &Expr) {
+    impl<'e> Assigned<'_, 'e> {
+        fn target(&mut self, target: &'e Expr) {
             match target {
-                Expr::Name(name) => {
-                    self.names.insert(name.id.as_str().into());
-                }
-                Expr::Attribute(_) => {
-                    if let Some(dotted) = dotted(target) {
-                        self.names.insert(dotted.into());
-                    }
-                }
+                Expr::Name(name) => (self.add)(Target::Name(name.id.as_str())),
+                Expr::Attribute(_) => (self.add)(Target::Attribute(target)),
                 Expr::Tuple(tuple) => tuple.iter().for_each(|e| self.target(e)),
                 Expr::List(list) => list.iter().for_each(|e| self.target(e)),
                 Expr::Starred(starred) => self.target(&starred.value),
@@ -314,7 +348,7 @@ fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashS
 
         /// The names a statement itself assigns; false for a function or class whose body
         /// is not looked into.
-        fn statement(&mut self, stmt: &Stmt) -> bool {
+        fn statement(&mut self, stmt: &'e Stmt) -> bool {
             match stmt {
                 Stmt::Assign(s) => s.targets.iter().for_each(|t| self.target(t)),
                 Stmt::AugAssign(s) => self.target(&s.target),
@@ -331,7 +365,7 @@ fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashS
                     for handler in &s.handlers {
                         let ast::ExceptHandler::ExceptHandler(handler) = handler;
                         if let Some(name) = &handler.name {
-                            self.names.insert(name.as_str().into());
+                            (self.add)(Target::Name(name.as_str()));
                         }
                     }
                 }
@@ -342,7 +376,7 @@ fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashS
         }
 
         /// Statements only: what a body assigns when no expression can.
-        fn statements(&mut self, body: &[Stmt]) {
+        fn statements(&mut self, body: &'e [Stmt]) {
             for stmt in body {
                 if !self.statement(stmt) {
                     continue;
@@ -355,14 +389,14 @@ fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashS
             }
         }
     }
-    impl<'a> Visitor<'a> for Assigned<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+    impl<'e> Visitor<'e> for Assigned<'_, 'e> {
+        fn visit_stmt(&mut self, stmt: &'e Stmt) {
             if self.statement(stmt) {
                 visitor::walk_stmt(self, stmt);
             }
         }
 
-        fn visit_expr(&mut self, expr: &'a Expr) {
+        fn visit_expr(&mut self, expr: &'e Expr) {
             match expr {
                 Expr::Named(named) => self.target(&named.target),
                 Expr::Lambda(_) if !self.nested => return,
@@ -371,7 +405,7 @@ fn assign_names(body: &[Stmt], nested: bool, walrus: Walrus, names: &mut FxHashS
             visitor::walk_expr(self, expr);
         }
     }
-    let mut assigned = Assigned { names, nested };
+    let mut assigned = Assigned { add, nested };
     match walrus {
         Walrus::Absent => assigned.statements(body),
         Walrus::Possible => body.iter().for_each(|stmt| assigned.visit_stmt(stmt)),
@@ -556,7 +590,11 @@ impl<'a> Checker<'a, '_> {
 
     /// Forgets what expressions resolved to, once what names mean may have changed.
     pub(crate) fn forget_resolved(&self) {
-        self.resolved.borrow_mut().clear();
+        let mut resolved = self.resolved.borrow_mut();
+        // Clearing costs the table's capacity even when it is empty.
+        if !resolved.is_empty() {
+            resolved.clear();
+        }
     }
 
     fn resolve_afresh(&self, expr: &Expr) -> Option<CompactString> {
@@ -587,15 +625,12 @@ impl<'a> Checker<'a, '_> {
                         .map(CompactString::from);
                 };
                 match found {
-                    Some(path) => Some(path.into()),
+                    Binding::Import(path) => Some(path.clone()),
                     // A function of this module, named as other modules name it.
-                    None if depth == 0
-                        && self.scopes[0].definitions.contains(id)
-                        && !self.module.is_empty() =>
-                    {
+                    Binding::Definition if depth == 0 && !self.module.is_empty() => {
                         Some(compact_str::format_compact!("{}.{id}", self.module))
                     }
-                    None => None,
+                    Binding::Definition | Binding::Local => None,
                 }
             }
             // `getattr(torch, "cuda")`, also with the name in a local string.

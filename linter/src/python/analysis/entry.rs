@@ -229,13 +229,7 @@ impl EntryPoints {
         }
         // A launch names its launcher in the file: where it is called, or where the import
         // that renames it is.
-        let may_launch = ["Process", "Thread"].iter().any(|name| text.contains(name))
-            || cx
-                .api
-                .launchers()
-                .iter()
-                .any(|name| text.contains(name.as_str()));
-        if may_launch {
+        if cx.api.mentions_launcher(text) {
             // Every import of the file, wherever it is, for the launchers' paths.
             let mut imports = scope.imports.clone();
             let package = package_of(cx);
