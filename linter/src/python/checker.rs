@@ -30,7 +30,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, forwards,
-    imported_modules, integer, last_name, package_of, range, says_device, string,
+    imported_modules, integer, last_name, package_of, range, root, says_device, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -446,7 +446,7 @@ impl<'a> Checker<'a, '_> {
         // A function defined in a class body is its method; functions nested in a method
         // still see its `self`.
         let owner = self.class_body.take();
-        let configured = {
+        let configured = !self.configured.is_empty() && {
             let full = format!("{}.{}", self.module, self.qualname.join("."));
             self.configured.iter().any(|entry| entry == &full)
         };
@@ -575,13 +575,13 @@ impl Checker<'_, '_> {
                 // A choice bound to a name or attribute is judged by what the function does
                 // with it, not where it is made.
                 if let Some((_, span)) = self.fallback(&assign.value)
-                    && assign.targets.iter().all(|t| dotted(t).is_some())
+                    && assign.targets.iter().all(|t| root(t).is_some())
                 {
                     self.bound_fallbacks.insert(span.start);
                 }
                 // A device built to be kept (`device = torch.device("cuda")`) is judged where it
                 // is used, as a device string bound to a name is.
-                let named = assign.targets.iter().all(|t| dotted(t).is_some());
+                let named = assign.targets.iter().all(|t| root(t).is_some());
                 let kept = named && self.built_device(&assign.value);
                 // So is the current device kept (`current = torch.cuda.current_device()`), which
                 // is often only asked about (`get_device_capability(current)`).
@@ -612,7 +612,7 @@ impl Checker<'_, '_> {
                     if let Some((_, span)) = self.fallback(value) {
                         self.bound_fallbacks.insert(span.start);
                     }
-                    match dotted(&assign.target).is_some() && self.built_device(value) {
+                    match root(&assign.target).is_some() && self.built_device(value) {
                         true => self.visit_kept(value),
                         false => self.visit_expr(value),
                     }
@@ -700,9 +700,7 @@ impl Checker<'_, '_> {
                         self.merge_held(name, held);
                     }
                 }
-                for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
-                    self.function.flow.facts.remove(name.as_str());
-                }
+                self.forget_facts_assigned_in(stmt);
                 self.function.checked_branch = saved_check;
             }
             Stmt::With(with) => {
@@ -714,18 +712,24 @@ impl Checker<'_, '_> {
                 self.scoped += usize::from(guard);
                 visitor::walk_stmt(self, stmt);
                 self.scoped -= usize::from(guard);
-                for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
-                    self.function.flow.facts.remove(name.as_str());
-                }
+                self.forget_facts_assigned_in(stmt);
             }
             Stmt::Try(_) | Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
-                for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
-                    self.function.flow.facts.remove(name.as_str());
-                }
+                self.forget_facts_assigned_in(stmt);
             }
             _ => visitor::walk_stmt(self, stmt),
+        }
+    }
+
+    /// Forgets what was known of the names that `stmt` (a compound statement) assigns.
+    fn forget_facts_assigned_in(&mut self, stmt: &Stmt) {
+        if self.function.flow.facts.is_empty() {
+            return;
+        }
+        for name in assigned_names(std::slice::from_ref(stmt), false, self.walrus) {
+            self.function.flow.facts.remove(name.as_str());
         }
     }
 
