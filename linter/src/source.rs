@@ -115,6 +115,28 @@ pub struct Unparsed {
     pub help: String,
 }
 
+/// What reading a file within a size limit gave.
+#[derive(Debug)]
+pub enum Read {
+    Bytes(Vec<u8>),
+    /// The file's size, over the limit: it was not read.
+    TooBig(u64),
+}
+
+/// Reads the file at `path` unless it is over `limit` bytes, with one lookup of the path: its
+/// size comes from the open file.
+pub fn read_within(path: &std::path::Path, limit: u64) -> std::io::Result<Read> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len > limit {
+        return Ok(Read::TooBig(len));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(Read::Bytes(bytes))
+}
+
 /// The file's text when it is valid UTF-8; otherwise where the first invalid byte is, as
 /// rustc rejects such a file.
 pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Unparsed)> {

@@ -195,8 +195,14 @@ const BIG_FILE: u64 = 64 << 10;
 /// [`BIG_FILE`]) for every four threads in flight at once: on two cores, whole runs over candle,
 /// burn, tch-rs and cudarc peaked at 115-121 MiB so, against 141-146 MiB with every file alike,
 /// in the same wall time (with 128 KiB or 256 KiB as the bound, within the same spread).
-fn big_files_apart<T: Send>(units: Vec<FileUnit>, f: impl Fn(FileUnit) -> T + Sync) -> Vec<T> {
-    let size = |unit: &FileUnit| std::fs::metadata(&unit.path).map_or(0, |meta| meta.len());
+///
+/// `size` gives what a file weighs here (its size on disk, or nothing for a file whose work is
+/// done).
+fn big_files_apart<T: Send>(
+    units: Vec<FileUnit>,
+    size: impl Fn(&FileUnit) -> u64,
+    f: impl Fn(FileUnit) -> T + Sync,
+) -> Vec<T> {
     let (mut big, small): (Vec<_>, Vec<_>) = units
         .into_iter()
         .enumerate()
@@ -234,6 +240,10 @@ fn big_files_apart<T: Send>(units: Vec<FileUnit>, f: impl Fn(FileUnit) -> T + Sy
     done.into_iter().map(|(_, result)| result).collect()
 }
 
+fn size_on_disk(unit: &FileUnit) -> u64 {
+    std::fs::metadata(&unit.path).map_or(0, |meta| meta.len())
+}
+
 /// What linting one file gave.
 #[derive(Debug, Default)]
 struct UnitResult {
@@ -268,7 +278,12 @@ fn lint_units(
         })
         .collect();
     programs.sort();
-    let results = in_pool(|| big_files_apart(units, lint));
+    // A Python file the fixed point settled is only worded here.
+    let size = |unit: &FileUnit| match run.settled.contains_key(&unit.path) {
+        true => 0,
+        false => size_on_disk(unit),
+    };
+    let results = in_pool(|| big_files_apart(units, size, lint));
     let mut warnings = run.session.warnings.clone();
     let mut files = Vec::new();
     let mut choosers = BTreeMap::new();
@@ -363,27 +378,23 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
     }
     let config = run.session.config(&unit);
     let limit = config.max_file_size.0;
-    let too_big = std::fs::metadata(&unit.path)
-        .ok()
-        .map(|meta| meta.len())
-        .filter(|&len| len > limit);
-    if let Some(len) = too_big {
-        let finding = rules::unlinted(Unparsed {
-            span: 0..0,
-            message: format!(
-                "file is too large to lint ({}, over the limit of {})",
-                bytesize::ByteSize(len).display().iec(),
-                bytesize::ByteSize(limit).display().iec()
-            ),
-            label: "not linted".to_owned(),
-            help: "raise `max_file_size` in placement.toml if it is hand-written, or exclude \
-                   it if it is generated"
-                .to_owned(),
-        });
-        return finish(run, config, unit, String::new(), vec![finding]);
-    }
-    let bytes = match std::fs::read(&unit.path) {
-        Ok(bytes) => bytes,
+    let bytes = match source::read_within(&unit.path, limit) {
+        Ok(source::Read::Bytes(bytes)) => bytes,
+        Ok(source::Read::TooBig(len)) => {
+            let finding = rules::unlinted(Unparsed {
+                span: 0..0,
+                message: format!(
+                    "file is too large to lint ({}, over the limit of {})",
+                    bytesize::ByteSize(len).display().iec(),
+                    bytesize::ByteSize(limit).display().iec()
+                ),
+                label: "not linted".to_owned(),
+                help: "raise `max_file_size` in placement.toml if it is hand-written, or exclude \
+                       it if it is generated"
+                    .to_owned(),
+            });
+            return finish(run, config, unit, String::new(), vec![finding]);
+        }
         Err(err) => {
             let warning = format!("cannot read {}: {err}; skipped", unit.relative);
             return UnitResult {
@@ -546,7 +557,7 @@ mod tests {
             .build()
             .unwrap();
         let names = pool.install(|| {
-            big_files_apart(units, |unit| {
+            big_files_apart(units, size_on_disk, |unit| {
                 let big = std::fs::metadata(&unit.path).unwrap().len() > BIG_FILE;
                 if big {
                     let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;

@@ -100,11 +100,12 @@ impl PythonFiles<'_> {
     /// file that cannot be read here is reported when the run reports it.
     fn check(&self, unit: &FileUnit, project: &python::Project) -> Option<(Settled, PyFacts)> {
         let config = self.session.config(unit);
-        let len = std::fs::metadata(&unit.path).ok()?.len();
-        if len > config.max_file_size.0 {
+        let source::Read::Bytes(bytes) =
+            source::read_within(&unit.path, config.max_file_size.0).ok()?
+        else {
             return None;
-        }
-        let text = source::decode(std::fs::read(&unit.path).ok()?).ok()?;
+        };
+        let text = source::decode(bytes).ok()?;
         let mut cx = context(unit, config, project);
         cx.rooted = self.rooted(unit);
         let checked = super::linting(|| check(&text, &cx)).ok()?;
