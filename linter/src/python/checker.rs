@@ -11,7 +11,6 @@
 //! it is a device. Elsewhere `"cuda"` is usually a device *type* (`torch.autocast("cuda")`,
 //! `device.type == "cuda"`) and never a finding.
 
-use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::ops::Range;
@@ -67,7 +66,6 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         choosers: Vec::new(),
         device_params: device_params(&module.body, &cx.module),
         asked: RefCell::new(asked),
-        resolved: RefCell::default(),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
     };
@@ -151,9 +149,6 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) device_params: Vec<(String, usize)>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
-    /// The paths expressions of the statement being walked resolved to, by node: each
-    /// analysis that asks of a call gets its path without resolving it again.
-    pub(crate) resolved: RefCell<FxHashMap<*const Expr, Option<CompactString>>>,
     pub(crate) events: Vec<Event<'a>>,
     /// Where each device chosen by a string or ordinal was written → its event, so that it is
     /// reported once and the places it goes are added to it.
@@ -367,9 +362,7 @@ impl<'a> Checker<'a, '_> {
                 Expr::Tuple(names) if matches!(value, Expr::Call(_)) => {
                     self.assign_chosen_tuple(&names.elts, value);
                 }
-                Expr::Subscript(subscript)
-                    if self.resolve(&subscript.value).as_deref() == Some("os.environ") =>
-                {
+                Expr::Subscript(subscript) if self.resolves_to(&subscript.value, "os.environ") => {
                     if let Some(variable) = string(&subscript.slice) {
                         self.set_env(variable.to_owned(), range(target));
                     }
@@ -416,7 +409,6 @@ impl<'a> Checker<'a, '_> {
                             self.function.flow.aliases.remove(&name);
                         }
                     }
-                    self.forget_resolved();
                     match self.fact_of(value) {
                         Some(fact) => {
                             self.function.flow.facts.insert(name.clone(), fact);
@@ -479,7 +471,6 @@ impl<'a> Checker<'a, '_> {
             self.walrus,
         ));
         let outer = std::mem::replace(&mut self.function, state);
-        self.forget_resolved();
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
@@ -504,7 +495,6 @@ impl<'a> Checker<'a, '_> {
         self.finish_flow(&def.body);
         self.function = outer;
         self.scopes.pop();
-        self.forget_resolved();
         self.class_body = owner;
         self.qualname.pop();
     }
@@ -512,10 +502,7 @@ impl<'a> Checker<'a, '_> {
 
 impl<'v> Visitor<'v> for Checker<'_, '_> {
     fn visit_stmt(&mut self, stmt: &'v Stmt) {
-        // What names mean changes between statements (assignments, functions entered).
-        self.forget_resolved();
         self.stmt(stmt);
-        self.forget_resolved();
     }
 
     fn visit_expr(&mut self, expr: &'v Expr) {

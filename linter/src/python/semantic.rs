@@ -574,30 +574,14 @@ pub(crate) fn peel(expr: &Expr) -> &Expr {
 }
 
 impl<'a> Checker<'a, '_> {
+    /// Whether `expr` resolves to the dotted `path`.
+    pub(crate) fn resolves_to(&self, expr: &Expr, path: &str) -> bool {
+        self.resolve(expr).as_deref() == Some(path)
+    }
+
     /// The dotted path an expression names through imports, when it names a library's item.
+    /// Resolving is cheaper than keeping what was resolved: a chain is a few lookups.
     pub(crate) fn resolve(&self, expr: &Expr) -> Option<CompactString> {
-        if let Expr::Name(_) = expr {
-            return self.resolve_afresh(expr);
-        }
-        let node = std::ptr::from_ref(expr);
-        if let Some(known) = self.resolved.borrow().get(&node) {
-            return known.clone();
-        }
-        let path = self.resolve_afresh(expr);
-        self.resolved.borrow_mut().insert(node, path.clone());
-        path
-    }
-
-    /// Forgets what expressions resolved to, once what names mean may have changed.
-    pub(crate) fn forget_resolved(&self) {
-        let mut resolved = self.resolved.borrow_mut();
-        // Clearing costs the table's capacity even when it is empty.
-        if !resolved.is_empty() {
-            resolved.clear();
-        }
-    }
-
-    fn resolve_afresh(&self, expr: &Expr) -> Option<CompactString> {
         match expr {
             Expr::Name(name) => {
                 let id = name.id.as_str();

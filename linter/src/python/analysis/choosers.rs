@@ -145,7 +145,7 @@ impl<'a> Checker<'a, '_> {
             return false;
         };
         let span = range(value);
-        let builds = self.resolve(&call.func).as_deref() == Some("torch.device");
+        let builds = self.resolves_to(&call.func, "torch.device");
         self.events[before..].iter().any(|event| match event {
             Event::Api { use_, .. } => {
                 matches!(use_.entry.role, Role::ImplicitDevice { .. })

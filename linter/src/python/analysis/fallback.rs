@@ -123,7 +123,7 @@ impl<'a> Checker<'a, '_> {
     /// one.
     pub(crate) fn fallback(&self, expr: &Expr) -> Option<(String, Range<usize>)> {
         let expr = match expr {
-            Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {
+            Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => {
                 call.arguments.find_positional(0)?
             }
             other => other,
@@ -224,7 +224,7 @@ impl<'a> Checker<'a, '_> {
     /// A device string or a `torch.device(...)`, not a number or a name.
     fn is_device_value(&self, value: &Expr) -> bool {
         let written = match value {
-            Expr::Call(call) => self.resolve(&call.func).as_deref() == Some("torch.device"),
+            Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
             other => string(other).is_some(),
         };
         written && self.device_of(value).is_some()

@@ -268,7 +268,7 @@ impl<'a> Checker<'a, '_> {
         match value {
             // Also of a name holding a device string (`torch.device(self.device)`).
             Expr::Call(call) => {
-                self.resolve(&call.func).as_deref() == Some("torch.device")
+                self.resolves_to(&call.func, "torch.device")
                     && call
                         .arguments
                         .find_argument_value("type", 0)
@@ -288,6 +288,9 @@ impl<'a> Checker<'a, '_> {
     /// The device string a name holds until it reaches a device position, also a name inside
     /// an f-string (`f"cuda:{index}"` with `index = torch.cuda.current_device()`).
     pub(crate) fn pending_of(&self, expr: &Expr) -> Option<&HeldDevice> {
+        if self.function.flow.pending.is_empty() && self.file_pending.is_empty() {
+            return None;
+        }
         let name = dotted(expr).or_else(|| self.pending_name_in(expr))?;
         self.function
             .flow
@@ -302,7 +305,7 @@ impl<'a> Checker<'a, '_> {
         let Expr::Call(call) = value else {
             return false;
         };
-        self.resolve(&call.func).as_deref() == Some("torch.device")
+        self.resolves_to(&call.func, "torch.device")
             && call.arguments.find_argument_value("index", 1).is_none()
             && call
                 .arguments
@@ -462,7 +465,7 @@ impl<'a> Checker<'a, '_> {
                     .map(|named| named.to_string()),
             },
             Expr::NumberLiteral(_) => integer(expr).map(|ordinal| format!("cuda:{ordinal}")),
-            Expr::Call(call) if self.resolve(&call.func).as_deref() == Some("torch.device") => {
+            Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => {
                 let kind = call.arguments.find_argument_value("type", 0)?;
                 match call.arguments.find_argument_value("index", 1) {
                     Some(index) => Some(format!("{}:{}", string(kind)?, integer(index)?)),
@@ -571,7 +574,7 @@ impl<'a> Checker<'a, '_> {
             return true;
         }
         if let Expr::Call(call) = expr {
-            return self.resolve(&call.func).as_deref() == Some("torch.device");
+            return self.resolves_to(&call.func, "torch.device");
         }
         let last = last_name(expr).to_ascii_lowercase();
         (last.contains("device") || last == "dev") && !last.contains("type")
