@@ -268,3 +268,49 @@ fn a_test_module_file_calls_choosers_as_tests_do() {
         .collect();
     assert_eq!(found, ["pick/src/lib.rs:4:5", "render/src/lib.rs:2:13"]);
 }
+
+#[test]
+fn members_of_types_defined_in_other_files_type_what_holds_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\ncudarc = \"0.19\"\n",
+            ),
+            ("src/lib.rs", "pub mod devices;\npub mod worker;\n"),
+            (
+                "src/devices.rs",
+                "use std::sync::Arc;\nuse cudarc::driver::CudaDevice;\n\n\
+                 pub struct DeviceManager {\n    pub first: Arc<CudaDevice>,\n    \
+                 devices: Vec<Arc<CudaDevice>>,\n    count: usize,\n}\n\n\
+                 impl<'a> DeviceManager {\n    pub fn device(&self, index: usize) -> Arc<CudaDevice> {\n        \
+                 self.devices[index].clone()\n    }\n\n    pub fn len(&self) -> usize {\n        \
+                 self.count\n    }\n}\n",
+            ),
+            (
+                "src/worker.rs",
+                "use std::sync::Arc;\nuse crate::devices::DeviceManager;\n\n\
+                 pub struct Worker {\n    manager: Arc<DeviceManager>,\n}\n\n\
+                 impl Worker {\n    pub fn run(&self, i: usize) {\n        \
+                 self.manager.device(i).bind_to_thread().unwrap();\n        \
+                 self.manager.first.bind_to_thread().unwrap();\n        \
+                 let _ = self.manager.len();\n    }\n}\n",
+            ),
+        ],
+    );
+    let found: Vec<String> = warnings(&dir)
+        .iter()
+        .map(|line| line.split(": `").next().unwrap_or_default().to_owned())
+        .collect();
+    // The method's and the field's types come from `devices.rs`, written with its imports.
+    assert_eq!(
+        found,
+        [
+            "src/worker.rs:10:32: warning[stray_set_device]",
+            "src/worker.rs:11:28: warning[stray_set_device]"
+        ]
+    );
+}

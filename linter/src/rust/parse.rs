@@ -118,7 +118,8 @@ pub struct Prescan {
     pub summary: Option<ModuleSummary>,
 }
 
-pub fn prescan(path: &std::path::Path, limit: u64) -> Prescan {
+/// `wanted` tells the types whose members the summary keeps ([`summarize`]).
+pub fn prescan(path: &std::path::Path, limit: u64, wanted: &dyn Fn(&str) -> bool) -> Prescan {
     if std::fs::metadata(path).map_or(true, |meta| meta.len() > limit) {
         return Prescan::default();
     }
@@ -128,7 +129,7 @@ pub fn prescan(path: &std::path::Path, limit: u64) -> Prescan {
     let tokens = Tokens::new(&text);
     Prescan {
         lintable: check_tokens(&tokens).is_ok(),
-        summary: Some(summarize(&tokens)),
+        summary: Some(summarize(&tokens, wanted)),
     }
 }
 

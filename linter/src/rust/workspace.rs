@@ -17,9 +17,10 @@ use crate::source::{CrateId, FileRole};
 /// Reads every Rust file that discovery found, in parallel, while `cargo metadata` answers.
 pub fn prescan(started: &Started<'_>) -> HashMap<PathBuf, Prescan> {
     let files: Vec<(&Path, u64)> = started.rust_files().collect();
+    let wanted = crate::rust::model::member_types();
     files
         .into_par_iter()
-        .map(|(path, limit)| (path.to_path_buf(), parse::prescan(path, limit)))
+        .map(|(path, limit)| (path.to_path_buf(), parse::prescan(path, limit, &wanted)))
         .collect()
 }
 

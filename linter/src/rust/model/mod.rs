@@ -122,13 +122,35 @@ pub struct Model {
     pub aliases: NameSet,
     /// The names of the workspace's modules, which may stand before anything they re-export.
     pub modules: NameSet,
+    /// The workspace's fields and methods whose types name a type of the API tables, by the
+    /// name of the type they belong to ([`summary::Member`]).
+    members: HashMap<CompactString, Vec<MemberOf>>,
+    /// The names of the types that have such members: a type worth resolving where it is held.
+    pub member_owners: NameSet,
+}
+
+/// A member of a type, and the module whose names its type is written with.
+#[derive(Debug)]
+struct MemberOf {
+    krate: CrateId,
+    module: ModulePath,
+    name: CompactString,
+    ty: String,
+}
+
+/// The type names whose members summaries keep ([`ModuleSummary::members`]): those the
+/// built-in API tables name. A configuration's own tables type what a file's own structs and
+/// impls say, not members defined in other files.
+pub fn member_types() -> impl Fn(&str) -> bool {
+    let api = Api::new(crate::api::Table::default()).ok();
+    move |name| api.as_ref().is_some_and(|api| api.mentions_type(name))
 }
 
 /// Reads the summary of a file from disk (for files the walk did not take: a crate root above
 /// a linted subfolder, an excluded module file).
 fn read_summary(path: &Path) -> Option<ModuleSummary> {
     let text = std::fs::read_to_string(path).ok()?;
-    Some(summary::summarize(&Tokens::new(&text)))
+    Some(summary::summarize(&Tokens::new(&text), &member_types()))
 }
 
 /// Builds the model, crate by crate.
@@ -315,6 +337,19 @@ impl<'a> Builder<'a> {
                 .imports
                 .insert(CompactString::from(alias), (target, Visibility::Private));
         }
+        for member in &summary.members {
+            self.model.member_owners.insert(&member.owner);
+            self.model
+                .members
+                .entry(CompactString::from(&member.owner))
+                .or_default()
+                .push(MemberOf {
+                    krate,
+                    module: path.clone(),
+                    name: CompactString::from(&member.name),
+                    ty: member.ty.clone(),
+                });
+        }
         self.model
             .files
             .entry(file.to_path_buf())
@@ -377,7 +412,7 @@ impl Model {
     pub fn single_file(text: &str, crate_name: &str, context: &CrateContext) -> Model {
         let summaries = HashMap::from([(
             PathBuf::new(),
-            Rc::new(summary::summarize(&Tokens::new(text))),
+            Rc::new(summary::summarize(&Tokens::new(text), &member_types())),
         )]);
         let mut builder = Builder::new(&summaries);
         let id = builder.add_crate(crate_name.to_owned(), 0, None, None, Path::new(""));
@@ -429,6 +464,27 @@ impl Model {
                     .values()
                     .any(|named| *named == Extern::Workspace(to))
             })
+    }
+
+    /// The type written for the member `name` of the workspace's type `owner` (its full path,
+    /// crate name first), with the crate and module it is written in.
+    pub fn member(&self, owner: &str, name: &str) -> Option<(&str, CrateId, &[String])> {
+        let (module, last) = owner.rsplit_once("::")?;
+        self.members.get(last)?.iter().find_map(|member| {
+            let krate = &self.crates[member.krate];
+            let inside = module.strip_prefix(krate.name.as_str())?;
+            let same_module = match inside.strip_prefix("::") {
+                Some(rest) => rest
+                    .split("::")
+                    .eq(member.module.iter().map(String::as_str)),
+                None => inside.is_empty() && member.module.is_empty(),
+            };
+            (member.name == name && same_module).then_some((
+                member.ty.as_str(),
+                member.krate,
+                member.module.as_slice(),
+            ))
+        })
     }
 
     /// The crates and module paths that include `file`.

@@ -7,6 +7,9 @@
 //! the brace group of its body; bodies are skipped whole. Anything not understood is skipped
 //! token by token, so a file with errors still gives what could be read.
 
+mod members;
+
+pub use self::members::Member;
 pub use super::lex::{Kind as TokenKind, Token};
 
 /// The file's tokens, with the closing partner of every opening bracket.
@@ -164,14 +167,19 @@ pub struct ModuleSummary {
     /// `extern crate a as b;`: (crate, name it is known by).
     pub extern_crates: Vec<(String, String)>,
     pub mods: Vec<ModDecl>,
+    /// The fields and methods of the module's types whose types name a type that `wanted`
+    /// took ([`summarize`]).
+    pub members: Vec<Member>,
 }
 
-/// Reads the module-level summary of a file's tokens.
-pub fn summarize(tokens: &Tokens<'_>) -> ModuleSummary {
+/// Reads the module-level summary of a file's tokens; `wanted` tells the type names whose
+/// members are kept (those the API tables know).
+pub fn summarize(tokens: &Tokens<'_>, wanted: &dyn Fn(&str) -> bool) -> ModuleSummary {
     let mut reader = Reader {
         tokens,
         at: 0,
         end: tokens.tokens.len(),
+        wanted,
     };
     reader.module()
 }
@@ -180,6 +188,7 @@ struct Reader<'r, 't> {
     tokens: &'r Tokens<'t>,
     at: usize,
     end: usize,
+    wanted: &'r dyn Fn(&str) -> bool,
 }
 
 /// What the outer attributes of an item say.
@@ -322,6 +331,7 @@ impl Reader<'_, '_> {
                         tokens: self.tokens,
                         at: self.at + 1,
                         end: close.min(self.end),
+                        wanted: self.wanted,
                     };
                     let module = inner.module();
                     self.at = close + 1;
@@ -365,6 +375,11 @@ impl Reader<'_, '_> {
                     return;
                 }
                 summary.items.extend(named(ItemKind::Type, self));
+                if keyword == "struct"
+                    && let Some(name) = self.tokens.ident(name_at)
+                {
+                    self.fields(&name, name_at, &mut summary.members);
+                }
                 self.at = name_at;
                 self.skip_item_body();
             }
@@ -375,8 +390,7 @@ impl Reader<'_, '_> {
                 self.skip_item_body();
             }
             "impl" => {
-                self.at += 1;
-                self.skip_item_body();
+                self.at = self.methods(self.at + 1, &mut summary.members);
             }
             "extern" if self.is(self.at + 1, "crate") => {
                 let krate = self.tokens.ident(self.at + 2);
@@ -618,7 +632,7 @@ mod tests {
     use super::*;
 
     fn summary(text: &str) -> ModuleSummary {
-        summarize(&Tokens::new(text))
+        summarize(&Tokens::new(text), &|name| name == "CudaDevice")
     }
 
     fn named(path: &str, alias: &str, visibility: Visibility) -> Use {
@@ -748,5 +762,43 @@ mod tests {
         }
         let found = summary("fn broken( { } pub fn ok() {}");
         assert!(found.items.iter().any(|item| item.name == "broken"));
+        for text in [
+            "struct A { x: ",
+            "impl<T",
+            "impl A { fn f() -> ",
+            "impl A for",
+        ] {
+            summary(text);
+        }
+    }
+
+    #[test]
+    fn members_whose_types_name_a_wanted_type() {
+        let found = summary(
+            "pub struct Pool<T: Into<u8>> {\n    #[doc = \"x\"]\n    pub(crate) map: HashMap<u8, Arc<CudaDevice>>,\n    \
+             n: usize,\n    first: CudaDevice,\n}\n\
+             struct Tuple(CudaDevice);\n\
+             impl<B: Backend> Pool<B> where B: Clone {\n    const N: usize = { 1 };\n    \
+             pub fn get(&self, i: usize) -> Option<&CudaDevice> where Self: Sized { todo!() }\n    \
+             fn count(&self) -> usize { 0 }\n    async unsafe fn raw(&self) -> *const CudaDevice;\n}\n\
+             impl fmt::Debug for crate::a::Other<'_> {\n    fn dev(&self) -> impl Fn() -> CudaDevice { todo!() }\n}\n",
+        );
+        let members: Vec<(&str, &str, &str)> = found
+            .members
+            .iter()
+            .map(|m| (m.owner.as_str(), m.name.as_str(), m.ty.as_str()))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                ("Pool", "map", "HashMap<u8, Arc<CudaDevice>>"),
+                ("Pool", "first", "CudaDevice"),
+                ("Pool", "get", "Option<&CudaDevice>"),
+                ("Pool", "raw", "*const CudaDevice"),
+                ("Other", "dev", "impl Fn() -> CudaDevice"),
+            ]
+        );
+        // The items are read as before.
+        assert!(found.items.iter().any(|item| item.name == "Tuple"));
     }
 }

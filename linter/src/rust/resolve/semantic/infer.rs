@@ -8,8 +8,9 @@ use syn::{Expr, Pat, Type};
 
 use super::Semantic;
 use super::scope::{Resolution, Var};
-use super::syntax::{INFERENCE_DEPTH, last_name};
+use super::syntax::{INFERENCE_DEPTH, idents, last_name};
 use crate::api::Role;
+use crate::rust::model::Resolved;
 
 /// A type, through the containers that hold it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,15 +131,39 @@ pub(in crate::rust::resolve) const TAKES_ELEMENT: &[&str] = &[
 impl Semantic<'_, '_> {
     /// The type of a written type.
     pub(in crate::rust::resolve) fn type_of(&self, ty: &Type) -> Option<Ty> {
+        self.type_named(ty, &|path| match self.resolve(path) {
+            Resolution::Path { path, .. } => Some(path.join("::")),
+            _ => None,
+        })
+    }
+
+    /// The type written for the member `name` of the workspace's type `owner` in another file
+    /// ([`crate::rust::model::Model::member`]), its names resolved where it is written.
+    pub(in crate::rust::resolve) fn member_type(&self, owner: &str, name: &str) -> Option<Ty> {
+        let (written, krate, module) = self.cx.model.member(owner, name)?;
+        let ty: Type = syn::parse_str(written).ok()?;
+        self.type_named(&ty, &|path| match self.cx.model.resolve(
+            self.cx.api,
+            krate,
+            module,
+            &idents(path),
+        ) {
+            Resolved::Path { path, .. } => Some(path.join("::")),
+            Resolved::Unknown => None,
+        })
+    }
+
+    /// [`Semantic::type_of`], with `resolve` giving the full path a path names.
+    fn type_named(&self, ty: &Type, resolve: &dyn Fn(&syn::Path) -> Option<String>) -> Option<Ty> {
+        let type_of = |ty: &Type| self.type_named(ty, resolve);
         match ty {
-            Type::Reference(reference) => self.type_of(&reference.elem),
-            Type::Paren(paren) => self.type_of(&paren.elem),
-            Type::Group(group) => self.type_of(&group.elem),
-            Type::Slice(slice) => Some(Ty::Seq(Box::new(self.type_of(&slice.elem)?))),
-            Type::Array(array) => Some(Ty::Seq(Box::new(self.type_of(&array.elem)?))),
+            Type::Reference(reference) => type_of(&reference.elem),
+            Type::Paren(paren) => type_of(&paren.elem),
+            Type::Group(group) => type_of(&group.elem),
+            Type::Slice(slice) => Some(Ty::Seq(Box::new(type_of(&slice.elem)?))),
+            Type::Array(array) => Some(Ty::Seq(Box::new(type_of(&array.elem)?))),
             Type::Tuple(tuple) => {
-                let elems: Vec<Option<Ty>> =
-                    tuple.elems.iter().map(|elem| self.type_of(elem)).collect();
+                let elems: Vec<Option<Ty>> = tuple.elems.iter().map(&type_of).collect();
                 elems
                     .iter()
                     .any(Option::is_some)
@@ -150,7 +175,7 @@ impl Semantic<'_, '_> {
                 let first_argument = || match &last.arguments {
                     syn::PathArguments::AngleBracketed(args) => {
                         args.args.iter().find_map(|arg| match arg {
-                            syn::GenericArgument::Type(inner) => self.type_of(inner),
+                            syn::GenericArgument::Type(inner) => type_of(inner),
                             _ => None,
                         })
                     }
@@ -169,14 +194,12 @@ impl Semantic<'_, '_> {
                 }
                 let worth_resolving = self.cx.api.mentions_type(&name)
                     || self.structs.contains(&name)
-                    || self.cx.model.aliases.contains(&name);
+                    || self.cx.model.aliases.contains(&name)
+                    || self.cx.model.member_owners.contains(&name);
                 if !worth_resolving {
                     return None;
                 }
-                match self.resolve(&path.path) {
-                    Resolution::Path { path, .. } => Some(Ty::Named(path.join("::"))),
-                    _ => None,
-                }
+                resolve(&path.path).map(Ty::Named)
             }
             _ => None,
         }
@@ -245,7 +268,10 @@ impl Semantic<'_, '_> {
                 match receiver {
                     Ty::Named(ty) => match self.method(&ty, &method) {
                         Some(entry) => entry.returns.clone().map(Ty::Named),
-                        None => self.own_method(&ty, &method).cloned(),
+                        None => self
+                            .own_method(&ty, &method)
+                            .cloned()
+                            .or_else(|| self.member_type(&ty, &method)),
                     },
                     Ty::Seq(element) => {
                         let method = method.as_str();
@@ -281,7 +307,10 @@ impl Semantic<'_, '_> {
                 let owner = infer(&field.base)?;
                 match &field.member {
                     syn::Member::Named(name) => {
-                        self.field(owner.named()?, &name.to_string()).cloned()
+                        let (owner, name) = (owner.named()?, name.to_string());
+                        self.field(owner, &name)
+                            .cloned()
+                            .or_else(|| self.member_type(owner, &name))
                     }
                     syn::Member::Unnamed(index) => match owner {
                         Ty::Tuple(elems) => elems.get(index.index as usize).cloned().flatten(),
