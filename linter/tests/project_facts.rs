@@ -314,3 +314,70 @@ fn members_of_types_defined_in_other_files_type_what_holds_them() {
         ]
     );
 }
+
+#[test]
+fn a_chooser_that_returns_nothing_of_its_callers_chooses_whatever_they_pass() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/devices.py",
+                "import torch\n\n\ndef current():\n    return torch.device(torch.cuda.current_device())\n\n\n\
+                 def load_device(parameters, dtype):\n    dev = current()\n    size = parameters * 2\n    \
+                 if size > 3:\n        return torch.device(\"cpu\")\n    return dev\n\n\n\
+                 def pick(cfg):\n    chosen = cfg.device or current()\n    return chosen\n\n\n\
+                 def first(devices):\n    for device in devices:\n        return device\n    return current()\n",
+            ),
+            (
+                "pkg/model.py",
+                "from pkg import devices\n\n\ndef place(x, n, dtype, args, known):\n    \
+                 x = x.to(devices.load_device(n, dtype))\n    x = x.to(devices.pick(args))\n    \
+                 x = x.to(devices.first(known))\n    return x.to(devices.first(None))\n",
+            ),
+        ],
+    );
+    let found: Vec<String> = warnings(&dir)
+        .iter()
+        .filter(|line| line.starts_with("pkg/model.py"))
+        .map(|line| line.split(": `").next().unwrap_or_default().to_owned())
+        .collect();
+    // `load_device` returns its own choice whatever it is passed; `pick` and `first` may return
+    // what their callers passed (`cfg.device`, an element of `devices`), so only `first(None)`,
+    // passing nothing that could be a device, leaves them the choice.
+    assert_eq!(
+        found,
+        [
+            "pkg/model.py:5:14: warning[implicit_device]",
+            "pkg/model.py:8:17: warning[implicit_device]"
+        ]
+    );
+}
+
+#[test]
+fn relative_imports_in_namespace_packages_start_from_the_import_root() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "vendored/modules/management.py",
+                "import torch\n\n\ndef get_device():\n    return torch.device(torch.cuda.current_device())\n",
+            ),
+            (
+                "vendored/modules/encoder.py",
+                "from . import management\n\n\ndef encode(x):\n    return x.to(management.get_device())\n",
+            ),
+            ("app.py", "import vendored.modules.encoder\n"),
+        ],
+    );
+    let found = warnings(&dir);
+    assert!(
+        found
+            .iter()
+            .any(|line| line
+                .starts_with("vendored/modules/encoder.py:5:17: warning[implicit_device]")),
+        "{found:?}"
+    );
+}

@@ -64,6 +64,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         project: cx.project,
         package: base,
         choosers: Vec::new(),
+        passing: Vec::new(),
         device_params: device_params(&module.body, &cx.module),
         asked: RefCell::new(asked),
         events: Vec::new(),
@@ -77,6 +78,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
     checker.export_held();
     let summary = Summary {
         choosers: std::mem::take(&mut checker.choosers),
+        passing: std::mem::take(&mut checker.passing),
         imports: checker.scopes[0].imports.clone(),
         program: file.runs,
         outside: file.outside,
@@ -106,6 +108,11 @@ pub(crate) struct FnState {
     /// Inside a branch that an availability check chose: the check, where it is, and where the
     /// `if` ends (a device it binds falls back if it is used after).
     pub(crate) checked_branch: Option<(String, Range<usize>, usize)>,
+    /// The function's parameters and the names bound to values read from them: what it may
+    /// return of its caller's.
+    pub(crate) from_caller: FxHashSet<String>,
+    /// Whether it returns something read from its parameters.
+    pub(crate) passes_on: bool,
 }
 
 pub(crate) struct Checker<'a, 't> {
@@ -145,6 +152,8 @@ pub(crate) struct Checker<'a, 't> {
     /// This file's functions that return a device they chose (`def infer_device(): return
     /// "cuda"`), as dotted paths.
     pub(crate) choosers: Vec<String>,
+    /// Those of them that may return what their caller passed.
+    pub(crate) passing: Vec<String>,
     /// This file's functions that take a device positionally, as [`Summary::device_params`].
     pub(crate) device_params: Vec<(String, usize)>,
     /// What the file asked of the project (lookups take `&self`).
@@ -417,6 +426,9 @@ impl<'a> Checker<'a, '_> {
                             self.function.flow.facts.remove(name.as_str());
                         }
                     }
+                    if self.reads_from_caller(value) {
+                        self.function.from_caller.insert(name.clone());
+                    }
                     self.bound_fallback(name, value);
                 }
                 Expr::Attribute(_) => {
@@ -447,6 +459,11 @@ impl<'a> Checker<'a, '_> {
                 || configured
                 || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str())),
             method_of: owner.clone().or_else(|| self.function.method_of.clone()),
+            from_caller: def
+                .parameters
+                .iter()
+                .map(|parameter| parameter.name().to_string())
+                .collect(),
             ..FnState::default()
         };
         // Defaults are evaluated where the function is defined, in the flow around it, as the
@@ -493,6 +510,9 @@ impl<'a> Checker<'a, '_> {
             self.visit_stmt(stmt);
         }
         self.finish_flow(&def.body);
+        if self.function.passes_on {
+            self.note_passing();
+        }
         self.function = outer;
         self.scopes.pop();
         self.class_body = owner;
@@ -540,6 +560,12 @@ impl Checker<'_, '_> {
             }
             Stmt::For(for_) => {
                 self.visit_expr(&for_.iter);
+                if self.reads_from_caller(&for_.iter) {
+                    let names = assigned_names(std::slice::from_ref(stmt), false, self.walrus);
+                    self.function
+                        .from_caller
+                        .extend(names.into_iter().map(|name| name.to_string()));
+                }
                 let start = usize::from(for_.range().start());
                 let keyword = if for_.is_async {
                     start..start + 5

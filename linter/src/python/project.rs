@@ -16,6 +16,9 @@ use crate::python::semantic::Imports;
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     pub choosers: Vec<String>,
+    /// The choosers that may return what their caller passed them (`def get_device(device=None):
+    /// return device or "cuda"`): a call that passes arguments may pass the device.
+    pub passing: Vec<String>,
     pub imports: Imports,
     /// Whether the file runs as a program (a script, a test) by what it shows itself: a
     /// module outside packages that no file imports is a program when it runs.
@@ -64,6 +67,8 @@ pub struct Asked {
 #[derive(Debug, Default)]
 pub struct Project {
     choosers: FxHashSet<String>,
+    /// The choosers that may return what their caller passed ([`Summary::passing`]).
+    passing: FxHashSet<String>,
     /// The project's functions that take a device positionally: path → the parameters' places.
     device_params: FxHashMap<String, Vec<usize>>,
     /// Module → its summary, for the dotted path each of its names was imported from.
@@ -167,6 +172,9 @@ impl Project {
             for chooser in &file.summary.choosers {
                 project.choosers.extend(names(chooser));
             }
+            for chooser in &file.summary.passing {
+                project.passing.extend(names(chooser));
+            }
             for (function, at) in &file.summary.device_params {
                 for name in names(function) {
                     project.device_params.entry(name).or_default().push(*at);
@@ -245,6 +253,11 @@ impl Project {
         self.names(path, |path| self.choosers.contains(path))
     }
 
+    /// Whether the chooser `path` may return what its caller passed it.
+    pub fn passes_on(&self, path: &str) -> bool {
+        self.names(path, |path| self.passing.contains(path))
+    }
+
     /// Whether the dotted `path` names a function of the project whose parameter `at` (counted
     /// among the positional arguments of a call) is a device, through re-exports.
     pub fn takes_device(&self, path: &str, at: usize) -> bool {
@@ -295,7 +308,7 @@ impl Project {
             chooses: asked
                 .chooses
                 .iter()
-                .map(|path| self.chooses(path))
+                .map(|path| (self.chooses(path), self.passes_on(path)))
                 .collect(),
             takes_device: asked
                 .takes_device
@@ -326,7 +339,7 @@ impl Project {
 pub struct Answers {
     programs: Option<bool>,
     imported: Vec<Option<String>>,
-    chooses: Vec<bool>,
+    chooses: Vec<(bool, bool)>,
     takes_device: Vec<bool>,
     imported_elsewhere: Vec<bool>,
     unimported: Vec<bool>,

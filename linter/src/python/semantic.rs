@@ -16,10 +16,16 @@ use crate::python::PyContext;
 use crate::python::checker::Checker;
 
 /// The package a file's relative imports start from: its own name for a package's
-/// `__init__.py`, its parent's for a module.
+/// `__init__.py`, its parent's for a module. A module of folders without `__init__.py`
+/// (namespace packages) is in the package its importers name it by from the import root
+/// (`from . import model_management` in `ldm_patched/modules/sd1_clip.py`).
 pub(crate) fn package_of(cx: &PyContext<'_>) -> Vec<String> {
-    let mut package: Vec<String> = cx
-        .module
+    let in_package = cx.is_init || cx.module.contains('.');
+    let name = match cx.rooted.first() {
+        Some(rooted) if !in_package => rooted.as_str(),
+        _ => cx.module.as_str(),
+    };
+    let mut package: Vec<String> = name
         .split('.')
         .filter(|segment| !segment.is_empty())
         .map(str::to_owned)

@@ -7,14 +7,19 @@ use crate::analysis::Event;
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, range, says_device};
+use crate::python::semantic::{collect_names, dotted, range, says_device};
 
 impl<'a> Checker<'a, '_> {
-    /// Whether a chooser's call leaves it the choice: it passes no device of its own
+    /// Whether a call of the chooser `path` leaves it the choice: it passes no device of its own
     /// (`get_device()`, `get_device("cuda")`, `get_device("auto")`, `pick(use_gpu=True)`,
     /// `pick(use_gpu=use_gpu)`; not `get_device(device=cfg.device)` nor `get_device(args)`,
     /// which may carry one).
-    pub(crate) fn lets_choose(&self, call: &ast::ExprCall) -> bool {
+    /// A chooser that never returns what its caller passed it chooses whatever is passed
+    /// (`unet_initial_load_device(parameters, dtype)`).
+    pub(crate) fn lets_choose(&self, path: &str, call: &ast::ExprCall) -> bool {
+        if !self.project.passes_on(path) && !self.passing.iter().any(|known| known == path) {
+            return true;
+        }
         let arguments = &call.arguments;
         let passed = || {
             (arguments.args.iter().map(|value| (None, value))).chain(
@@ -49,6 +54,9 @@ impl<'a> Checker<'a, '_> {
     /// chose chooses for its callers; one that returns it in a tuple (`return device_type,
     /// module`) chooses that element (`module.get_device_info[0]`).
     pub(crate) fn returned(&mut self, value: &Expr, before: usize) {
+        if self.reads_from_caller(value) {
+            self.function.passes_on = true;
+        }
         if let Expr::Tuple(tuple) = value {
             for (at, element) in tuple.elts.iter().enumerate() {
                 if self.returns_chosen(element, before) {
@@ -75,14 +83,45 @@ impl<'a> Checker<'a, '_> {
 
     /// The function being walked (or its tuple's element, `suffix` `[0]`) as a chooser.
     fn add_chooser(&mut self, suffix: &str) {
+        if let Some(path) = self.chooser_path() {
+            self.add_chooser_path(format!("{path}{suffix}"));
+        }
+    }
+
+    /// The dotted path the function being walked is called by, when it can be a chooser: a
+    /// module's function, or a method of a class of the module.
+    fn chooser_path(&self) -> Option<String> {
         let method = self.qualname.len() == 2
             && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
-        if (self.qualname.len() == 1 || method) && !self.module.is_empty() {
-            self.add_chooser_path(format!(
-                "{}.{}{suffix}",
-                self.module,
-                self.qualname.join(".")
-            ));
+        ((self.qualname.len() == 1 || method) && !self.module.is_empty())
+            .then(|| format!("{}.{}", self.module, self.qualname.join(".")))
+    }
+
+    /// Whether `value` reads the function's parameters, or a name bound from them.
+    pub(crate) fn reads_from_caller(&self, value: &Expr) -> bool {
+        if self.function.from_caller.is_empty() {
+            return false;
+        }
+        let mut names = Vec::new();
+        collect_names(value, &mut names);
+        names
+            .iter()
+            .any(|name| self.function.from_caller.contains(name))
+    }
+
+    /// The function being walked, when it is a chooser (or one of its tuple's elements is), as
+    /// one that may return what its caller passed.
+    pub(crate) fn note_passing(&mut self) {
+        let Some(path) = self.chooser_path() else {
+            return;
+        };
+        let element = format!("{path}[");
+        let chooses = self
+            .choosers
+            .iter()
+            .any(|chooser| *chooser == path || chooser.starts_with(&element));
+        if chooses && !self.passing.contains(&path) {
+            self.passing.push(path);
         }
     }
 
@@ -101,7 +140,7 @@ impl<'a> Checker<'a, '_> {
         let Some(path) = self.resolve(&call.func) else {
             return;
         };
-        if !self.lets_choose(call) {
+        if !self.lets_choose(&path, call) {
             return;
         }
         let file = self.qualname.is_empty();

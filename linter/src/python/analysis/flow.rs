@@ -220,7 +220,7 @@ impl<'a> Checker<'a, '_> {
                     .or_else(|| self.own_method(&call.func))
                     .is_some_and(|path| {
                         self.api.names.current_device_values.contains(path.as_str())
-                            || (self.chooses(&path) && self.lets_choose(call))
+                            || (self.chooses(&path) && self.lets_choose(&path, call))
                     }) =>
             {
                 Some((
@@ -259,7 +259,7 @@ impl<'a> Checker<'a, '_> {
         };
         self.resolve(&call.func)
             .or_else(|| self.own_method(&call.func))
-            .is_some_and(|path| self.chooses(&path) && self.lets_choose(call))
+            .is_some_and(|path| self.chooses(&path) && self.lets_choose(&path, call))
     }
 
     /// Whether `value` is a `torch.device(...)` of a literal device, or a conditional with one
