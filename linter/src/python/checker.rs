@@ -11,6 +11,7 @@
 //! it is a device. Elsewhere `"cuda"` is usually a device *type* (`torch.autocast("cuda")`,
 //! `device.type == "cuda"`) and never a finding.
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::ops::Range;
@@ -110,7 +111,7 @@ pub(crate) struct FnState {
     pub(crate) checked_branch: Option<(String, Range<usize>, usize)>,
     /// The function's parameters and the names bound to values read from them: what it may
     /// return of its caller's.
-    pub(crate) from_caller: FxHashSet<String>,
+    pub(crate) from_caller: Vec<CompactString>,
     /// Whether it returns something read from its parameters.
     pub(crate) passes_on: bool,
 }
@@ -427,7 +428,7 @@ impl<'a> Checker<'a, '_> {
                         }
                     }
                     if self.reads_from_caller(value) {
-                        self.function.from_caller.insert(name.clone());
+                        self.function.from_caller.push(name.as_str().into());
                     }
                     self.bound_fallback(name, value);
                 }
@@ -462,7 +463,7 @@ impl<'a> Checker<'a, '_> {
             from_caller: def
                 .parameters
                 .iter()
-                .map(|parameter| parameter.name().to_string())
+                .map(|parameter| parameter.name().as_str().into())
                 .collect(),
             ..FnState::default()
         };
@@ -562,9 +563,7 @@ impl Checker<'_, '_> {
                 self.visit_expr(&for_.iter);
                 if self.reads_from_caller(&for_.iter) {
                     let names = assigned_names(std::slice::from_ref(stmt), false, self.walrus);
-                    self.function
-                        .from_caller
-                        .extend(names.into_iter().map(|name| name.to_string()));
+                    self.function.from_caller.extend(names);
                 }
                 let start = usize::from(for_.range().start());
                 let keyword = if for_.is_async {

@@ -308,7 +308,10 @@ impl Project {
             chooses: asked
                 .chooses
                 .iter()
-                .map(|path| (self.chooses(path), self.passes_on(path)))
+                .map(|path| {
+                    let chooses = self.chooses(path);
+                    (chooses, chooses && self.passes_on(path))
+                })
                 .collect(),
             takes_device: asked
                 .takes_device

@@ -1,13 +1,15 @@
 //! Device choosers in Python: functions and methods that return a device they chose, whose
 //! calls choose the device for their callers when they pass none.
 
+use compact_str::CompactString;
+use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::Event;
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
-use crate::python::semantic::{collect_names, dotted, range, says_device};
+use crate::python::semantic::{dotted, range, says_device};
 
 impl<'a> Checker<'a, '_> {
     /// Whether a call of the chooser `path` leaves it the choice: it passes no device of its own
@@ -17,7 +19,7 @@ impl<'a> Checker<'a, '_> {
     /// A chooser that never returns what its caller passed it chooses whatever is passed
     /// (`unet_initial_load_device(parameters, dtype)`).
     pub(crate) fn lets_choose(&self, path: &str, call: &ast::ExprCall) -> bool {
-        if !self.project.passes_on(path) && !self.passing.iter().any(|known| known == path) {
+        if !self.passing.iter().any(|known| known == path) && !self.project.passes_on(path) {
             return true;
         }
         let arguments = &call.arguments;
@@ -99,19 +101,40 @@ impl<'a> Checker<'a, '_> {
 
     /// Whether `value` reads the function's parameters, or a name bound from them.
     pub(crate) fn reads_from_caller(&self, value: &Expr) -> bool {
+        struct Reads<'n> {
+            names: &'n [CompactString],
+            found: bool,
+        }
+        impl<'a> Visitor<'a> for Reads<'_> {
+            fn visit_expr(&mut self, expr: &'a Expr) {
+                if self.found {
+                    return;
+                }
+                match expr {
+                    Expr::Name(name) => {
+                        self.found = self.names.iter().any(|known| known == name.id.as_str());
+                    }
+                    _ => visitor::walk_expr(self, expr),
+                }
+            }
+        }
         if self.function.from_caller.is_empty() {
             return false;
         }
-        let mut names = Vec::new();
-        collect_names(value, &mut names);
-        names
-            .iter()
-            .any(|name| self.function.from_caller.contains(name))
+        let mut reads = Reads {
+            names: &self.function.from_caller,
+            found: false,
+        };
+        reads.visit_expr(value);
+        reads.found
     }
 
     /// The function being walked, when it is a chooser (or one of its tuple's elements is), as
     /// one that may return what its caller passed.
     pub(crate) fn note_passing(&mut self) {
+        if self.choosers.is_empty() {
+            return;
+        }
         let Some(path) = self.chooser_path() else {
             return;
         };
