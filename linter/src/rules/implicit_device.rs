@@ -126,8 +126,12 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
         Role::CurrentDeviceUser => (
             format!("`{}` uses whatever device is current", use_.shown),
             "depends on what ran before on this thread",
-            "pass the device explicitly (for example `to_device(&device)`), or make the \
-             intended context current in the same function",
+            language.pick(
+                "pass the device explicitly (for example `to_device(&device)`), or make the \
+                 intended context current in the same function",
+                "place it on the caller's device instead of the current one \
+                 (`torch.zeros(..., device=device)`, `.to(device)`, `x.new_zeros(...)`)",
+            ),
         ),
         _ => return None,
     };

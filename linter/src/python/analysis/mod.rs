@@ -1,7 +1,9 @@
 //! The analyses of the Python checker, one module each, named as the Rust front end's are:
 //! entry points, device choosers, environment writes, silent fallbacks, device flow and loop
-//! transfers. Each adds what it looks at to the [`Checker`](super::checker) as it walks.
+//! transfers; and the library calls they start from. Each adds what it looks at to the
+//! [`Checker`](super::checker) as it walks.
 
+pub(crate) mod calls;
 pub(crate) mod choosers;
 pub(crate) mod entry;
 pub(crate) mod env;

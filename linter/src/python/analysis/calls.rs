@@ -1,0 +1,203 @@
+//! Library calls as the checker meets them: what a call of an API the tables know does for
+//! placement (the current device used or changed, a device built, an environment variable
+//! written), and the methods recognised on any receiver (`.cuda(...)`, `.to(...)`).
+
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+use crate::api::Role;
+use crate::python::analysis::flow::Choice;
+use crate::python::checker::Checker;
+use crate::python::semantic::{forwards, integer, last_name, range, string};
+
+impl<'a> Checker<'a, '_> {
+    pub(crate) fn call(&mut self, call: &ast::ExprCall) {
+        let span = range(call);
+        let path = self.resolve(&call.func);
+        if let Some(path) = &path {
+            if let Some(method) = path.strip_prefix("os.environ.") {
+                self.environ_call(call, method);
+                return;
+            }
+            if path.starts_with("torch.cuda.") {
+                self.device_use(span.clone());
+            }
+            if path == "torch.device" {
+                self.torch_device(call);
+                return;
+            } else if let Some(entry) = self.item(path) {
+                match entry.role {
+                    Role::SetCurrentDevice
+                    | Role::ImplicitDevice { .. }
+                    | Role::CurrentDeviceUser => {
+                        self.device_use(span.clone());
+                        // Under a scoped guard the current device is the guard's; in a
+                        // comparison it is only checked (`assert current_device() == rank`).
+                        let asks = path.ends_with(".current_device")
+                            || path.ends_with(".current_device_index");
+                        let scoped =
+                            self.scoped > 0 && (entry.role == Role::CurrentDeviceUser || asks);
+                        let checked = asks && self.checking > 0;
+                        if !scoped && !checked {
+                            self.api_event(entry, path, range(&*call.func), false);
+                        }
+                    }
+                    // A configured constructor of a device from an ordinal.
+                    Role::ExplicitDevice { ordinal, .. } => {
+                        if let Some(value) = call.arguments.find_positional(ordinal)
+                            && let Some(number) = integer(value)
+                        {
+                            let shown = self.source(&span).to_owned();
+                            self.chosen(
+                                Choice::Ordinal(number),
+                                shown,
+                                range(value),
+                                self.function.in_entry,
+                            );
+                        }
+                    }
+                    Role::SetEnvVar => {
+                        if let Some(variable) = call.arguments.find_positional(0).and_then(string) {
+                            self.set_env(variable.to_owned(), span.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.positional_devices(call, path);
+            if let Some(name) = path.strip_prefix("torch.")
+                && self.api.names.combining.contains(name)
+            {
+                // `torch.cat([a, b])` takes its tensors in a list or a tuple.
+                let operands: Vec<&Expr> = match call.arguments.args.first() {
+                    Some(Expr::List(list)) => list.iter().collect(),
+                    Some(Expr::Tuple(tuple)) => tuple.iter().collect(),
+                    _ => call.arguments.args.iter().collect(),
+                };
+                self.combine(span.clone(), &operands);
+            }
+        }
+        if let Expr::Attribute(method) = &*call.func
+            && path.is_none()
+        {
+            self.method_call(call, method);
+        }
+        // `torch.amp.GradScaler(device="cuda")` and the like take a device type, not a device.
+        let callee = last_name(&call.func);
+        if self.api.names.device_type_apis.contains(callee) {
+            return;
+        }
+        for keyword in &call.arguments.keywords {
+            let Some(name) = &keyword.arg else { continue };
+            match (name.as_str(), &keyword.value) {
+                ("device" | "map_location" | "device_map" | "output_device", value)
+                    if !value.is_dict_expr() =>
+                {
+                    let shown = |ordinal| format!("{}={ordinal}", name.as_str());
+                    self.device_argument(value, shown);
+                }
+                // Other libraries' devices (`onload_device=`, `offload_device=`); a number there
+                // may be a count.
+                (name, value) if name.ends_with("_device") && integer(value).is_none() => {
+                    self.device_argument(value, |ordinal| format!("{name}={ordinal}"));
+                }
+                // `DistributedDataParallel(model, device_ids=[0])` (not `dist.barrier`'s, which
+                // names the rank's own GPU, as `device_ids=[0]` under `if rank == 0`).
+                ("device_ids", Expr::List(ast::ExprList { elts, .. }))
+                | ("device_ids", Expr::Tuple(ast::ExprTuple { elts, .. }))
+                    if self.api.names.data_parallel.contains(callee) =>
+                {
+                    for element in elts {
+                        self.device_argument(element, |ordinal| format!("device_ids=[{ordinal}]"));
+                    }
+                }
+                // `device_map={"": 0}` (transformers, accelerate): each module's device.
+                ("device_map", Expr::Dict(map)) => self.device_map(map),
+                _ => {}
+            }
+        }
+    }
+
+    /// A `device_map` dict (transformers, accelerate): each value is a module's device.
+    pub(crate) fn device_map(&mut self, map: &ast::ExprDict) {
+        for item in map.iter() {
+            let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
+            self.device_argument(&item.value, shown);
+        }
+    }
+
+    /// `torch.device("cuda", 1)`, `torch.device("cuda:1")`, `torch.device(1)`,
+    /// `torch.device(type="cuda", index=1)`.
+    pub(crate) fn torch_device(&mut self, call: &ast::ExprCall) {
+        if self.checking > 0 {
+            return;
+        }
+        let span = range(call);
+        let shown = self.source(&span).to_owned();
+        let kind = call.arguments.find_argument_value("type", 0);
+        match call.arguments.find_argument_value("index", 1) {
+            Some(index) => {
+                if let (Some("cuda"), Some(ordinal)) = (kind.and_then(string), integer(index)) {
+                    self.chosen(
+                        Choice::Ordinal(ordinal),
+                        shown,
+                        range(index),
+                        self.function.in_entry,
+                    );
+                }
+            }
+            None => {
+                if let Some(kind) = kind {
+                    if string(kind) == Some("cuda") {
+                        self.chosen(Choice::Current, shown, span, self.function.in_entry);
+                    } else {
+                        self.device_argument(kind, |_| shown);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `.cuda(...)` and `.to(...)` on a receiver that is no library's item.
+    pub(crate) fn method_call(&mut self, call: &ast::ExprCall, method: &ast::ExprAttribute) {
+        let receiver = &*method.value;
+        let from_dot = usize::from(receiver.range().end())..usize::from(call.range().end());
+        let name = method.attr.as_str();
+        let transfer = match name {
+            // `super().cuda(*args, **kwargs)` passes on its caller's device.
+            "cuda" if forwards(&call.arguments) => true,
+            "cuda" => {
+                let shown = self.source(&from_dot).trim_start().to_owned();
+                match call.arguments.find_argument_value("device", 0) {
+                    None => {
+                        self.chosen(
+                            Choice::Current,
+                            shown,
+                            from_dot.clone(),
+                            self.function.in_entry,
+                        );
+                    }
+                    Some(device) => {
+                        self.device_argument(device, |_| shown);
+                    }
+                }
+                true
+            }
+            "to" => {
+                let device = call.arguments.find_argument_value("device", 0);
+                // `.to(device=...)` is handled with the other keywords.
+                if let Some(device) =
+                    device.filter(|_| call.arguments.find_keyword("device").is_none())
+                {
+                    let shown = self.source(&from_dot).trim_start().to_owned();
+                    self.device_argument(device, |_| shown);
+                }
+                device.is_some_and(|device| self.is_device(device))
+            }
+            _ => false,
+        };
+        if transfer {
+            self.loop_transfer(call, receiver, from_dot);
+        }
+    }
+}
