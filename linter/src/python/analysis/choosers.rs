@@ -201,13 +201,22 @@ impl<'a> Checker<'a, '_> {
 
     /// Whether a returned value is the current device, asked of the framework: the query itself
     /// (`torch.cuda.current_device()`) or a device built from it (`torch.device("cuda",
-    /// torch.cuda.current_device())`), by the events its walk gave since `before`.
+    /// torch.cuda.current_device())`, `f"cuda:{torch.cuda.current_device()}"`), by the events
+    /// its walk gave since `before`.
     pub(crate) fn built_from_current(&self, value: &Expr, before: usize) -> bool {
-        let Expr::Call(call) = value else {
-            return false;
+        let builds = match value {
+            Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
+            // `f"cuda:{torch.cuda.current_device()}"`.
+            Expr::FString(f) => f.value.elements().next().is_some_and(|first| {
+                matches!(first, ast::InterpolatedStringElement::Literal(text)
+                    if text.value.starts_with("cuda"))
+            }),
+            _ => return false,
         };
+        if !builds && !matches!(value, Expr::Call(_)) {
+            return false;
+        }
         let span = range(value);
-        let builds = self.resolves_to(&call.func, "torch.device");
         self.events[before..].iter().any(|event| match event {
             Event::Api { use_, .. } => {
                 matches!(use_.entry.role, Role::ImplicitDevice { .. })

@@ -621,6 +621,20 @@ impl<'a> Checker<'a, '_> {
             self.file_pending.remove(name);
         }
         let Some((choice, shown, span)) = self.device_literal(value) else {
+            // `cuda_device = 0` when the caller passed none: GPU 0 wherever it goes, as a
+            // parameter's default of 0 is.
+            if let Some(ordinal) = integer(value).filter(|_| says_device(name)) {
+                let shown = format!("{name} = {}", self.source(&range(value)));
+                self.hold(
+                    name,
+                    Choice::Ordinal(ordinal),
+                    shown,
+                    range(value),
+                    false,
+                    file,
+                );
+                return;
+            }
             if let Some(mut pending) = held {
                 // Through a name as it is (`torch.device(device)`), not a string built from it
                 // (`f"{accelerator}:{local_rank}"`, which adds an index).

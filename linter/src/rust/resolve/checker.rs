@@ -470,6 +470,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_let(&mut self, binding: &'ast syn::ExprLet) {
+        self.analyses.on_let_expr(&self.sem, binding);
         self.visit_expr(&binding.expr);
         self.analyses.on_scrutinee(&binding.expr);
         let ty = self.sem.infer(&binding.expr);

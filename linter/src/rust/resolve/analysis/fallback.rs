@@ -202,6 +202,13 @@ pub(super) fn on_match(state: &mut State, sem: &Semantic<'_, '_>, matched: &syn:
     bind(state, sem, &names, &matched.expr);
 }
 
+/// `if let Ok(device) = chooser() { if device.is_cuda() { .. } }`, before the value is walked:
+/// the result is held by the name the pattern binds.
+pub(super) fn on_let_expr(state: &mut State, sem: &Semantic<'_, '_>, binding: &syn::ExprLet) {
+    let names: Vec<String> = bound_name(&binding.pat).into_iter().collect();
+    bind(state, sem, &names, &binding.expr);
+}
+
 /// The one name a pattern binds the whole value, or its `Ok`/`Some` payload, to.
 fn bound_name(pat: &syn::Pat) -> Option<String> {
     match pat {

@@ -237,6 +237,11 @@ impl Analyses {
         fallback::on_match(&mut self.function.fallback, sem, matched);
     }
 
+    /// An `if let` or `while let`, before its value is walked.
+    pub(super) fn on_let_expr(&mut self, sem: &Semantic<'_, '_>, binding: &syn::ExprLet) {
+        fallback::on_let_expr(&mut self.function.fallback, sem, binding);
+    }
+
     /// A macro call, before its body (if it is code) is walked.
     pub(super) fn on_macro(&mut self, mac: &syn::Macro) {
         fallback::on_macro(&mut self.function.fallback, mac);
