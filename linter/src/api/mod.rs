@@ -452,10 +452,9 @@ pub struct Api {
     prefixes: FxHashSet<String>,
     /// Names known by the part they play in a call.
     pub names: CallNames,
-    /// The last names of the items that start a process or a thread (`spawn`, `Process`).
-    launchers: Vec<String>,
-    /// A searcher for each of the launchers' names.
-    launcher_words: Vec<memmem::Finder<'static>>,
+    /// A searcher for the last name of each item that starts a process or a thread (`spawn`,
+    /// `Process`).
+    launchers: Vec<memmem::Finder<'static>>,
 }
 
 /// A set of names that can be asked about an identifier without making a string of it: most
@@ -562,7 +561,7 @@ impl Api {
                 .map_err(|err| format!("built-in API table `{name}` is invalid: {err}"))?;
             api.add(prepare(table), name, true)?;
         }
-        api.finish();
+        api.sort_reexports();
         Ok(Arc::new(api))
     }
 
@@ -579,21 +578,14 @@ impl Api {
         }
         let mut api = Api::clone(&built_in);
         api.add(extra, source, false)?;
-        api.finish();
+        api.sort_reexports();
         Ok(Arc::new(api))
     }
 
-    /// Makes what is read from the entries once they are all added: the re-exports with the
-    /// longest `from` prefixes first, so that the most specific applies, and the launchers'
-    /// searchers.
-    fn finish(&mut self) {
+    /// Longest `from` prefixes first, so that the most specific re-export applies.
+    fn sort_reexports(&mut self) {
         self.reexports
             .sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
-        self.launcher_words = self
-            .launchers
-            .iter()
-            .map(|name| memmem::Finder::new(name).into_owned())
-            .collect();
     }
 
     /// Adds a table's entries, each checked against what its role needs; a bad entry is an
@@ -662,8 +654,12 @@ impl Api {
         }
         if let Role::SpawnThread { .. } = entry.role {
             let last = path.rsplit("::").next().unwrap_or_default();
-            if !self.launchers.iter().any(|known| known == last) {
-                self.launchers.push(last.to_owned());
+            if !self
+                .launchers
+                .iter()
+                .any(|known| known.needle() == last.as_bytes())
+            {
+                self.launchers.push(memmem::Finder::new(last).into_owned());
             }
         }
         self.add_type_name(entry.returns.as_deref());
@@ -808,7 +804,7 @@ impl Api {
 
     /// Whether `text` holds the last name of an item that starts a process or a thread.
     pub fn mentions_launcher(&self, text: &str) -> bool {
-        self.launcher_words
+        self.launchers
             .iter()
             .any(|word| word.find(text.as_bytes()).is_some())
     }

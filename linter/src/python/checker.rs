@@ -81,7 +81,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
     let summary = Summary {
         choosers: std::mem::take(&mut checker.choosers),
         passing: std::mem::take(&mut checker.passing),
-        imports: checker.scopes[0].imports.clone(),
+        imports: checker.scopes[0].imports().collect(),
         program: file.runs,
         outside: file.outside,
         imported: imported_modules(&module.body, &checker.package),
@@ -148,7 +148,7 @@ pub(crate) struct Checker<'a, 't> {
     /// arguments are outside it again.
     pub(crate) checking: usize,
     /// Inside a type expression (an annotation, a subscript's slice: `Union[torch.cuda.BoolTensor,
-    /// ...]`), where a tensor type is named, not converted to.
+    /// ...]`, `isinstance`'s arguments), where a tensor type is named, not converted to.
     pub(crate) typing: usize,
     /// The project's device choosers, across its files.
     pub(crate) project: &'a Project,
@@ -381,9 +381,13 @@ impl Checker<'_, '_> {
             }
             Stmt::For(for_) => {
                 self.visit_expr(&for_.iter);
+                // `for device in devices:` with the caller's `devices`: the loop's names.
                 if self.reads_from_caller(&for_.iter) {
-                    let names = assigned_names(std::slice::from_ref(stmt), false, self.walrus);
-                    self.function.from_caller.extend(names);
+                    let mut names = Vec::new();
+                    collect_names(&for_.target, &mut names);
+                    self.function
+                        .from_caller
+                        .extend(names.iter().map(CompactString::from));
                 }
                 let start = usize::from(for_.range().start());
                 let keyword = if for_.is_async {
@@ -593,10 +597,12 @@ impl Checker<'_, '_> {
                 self.looking += reports;
                 // A type only checked against (`isinstance(x, torch.cuda.FloatTensor)`) places
                 // nothing.
-                let type_check = matches!(&*call.func, Expr::Name(f)
-                    if matches!(f.id.as_str(), "isinstance" | "issubclass"));
-                let checking = std::mem::replace(&mut self.checking, usize::from(type_check));
+                let type_check = usize::from(matches!(&*call.func, Expr::Name(f)
+                    if matches!(f.id.as_str(), "isinstance" | "issubclass")));
+                let checking = std::mem::take(&mut self.checking);
+                self.typing += type_check;
                 self.visit_arguments(&call.arguments);
+                self.typing -= type_check;
                 self.checking = checking;
                 self.looking -= reports;
                 // The current device asked for and handed on (`ToDevice(current)`) is used.

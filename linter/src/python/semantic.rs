@@ -56,8 +56,6 @@ pub(crate) struct Scope {
     /// Each name bound → what it means here: a definition hides an import, which hides any
     /// other binding, wherever each is in the body.
     names: FxHashMap<CompactString, Binding>,
-    /// Names bound by imports → the dotted path they name, hidden or not.
-    pub(crate) imports: Imports,
     /// Modules whose names a glob import (`from utils import *`) brings.
     pub(crate) globs: Vec<String>,
 }
@@ -106,10 +104,10 @@ impl Scope {
                 for alias in &import.names {
                     let name = alias.name.as_str();
                     match &alias.asname {
-                        Some(asname) => self.bind_import(asname.as_str(), name),
+                        Some(asname) => self.bind(asname.as_str(), Binding::Import(name.into())),
                         None => {
                             let first = name.split('.').next().unwrap_or(name);
-                            self.bind_import(first, first);
+                            self.bind(first, Binding::Import(first.into()));
                         }
                     }
                 }
@@ -125,7 +123,7 @@ impl Scope {
                     match &from {
                         Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
                             let path = compact_str::format_compact!("{module}.{}", alias.name);
-                            self.bind_import(bound, &path);
+                            self.bind(bound, Binding::Import(path));
                         }
                         // What a glob brings, or a module above the top: unknown.
                         _ => self.bind(bound, Binding::Local),
@@ -150,7 +148,17 @@ impl Scope {
         }
         let mut scope = Scope::default();
         collect(&mut scope, body, package);
-        scope.imports
+        scope.imports().collect()
+    }
+
+    /// The names its imports bind (and no definition hides), with the dotted paths they name.
+    pub(crate) fn imports(&self) -> impl Iterator<Item = (CompactString, CompactString)> + '_ {
+        self.names
+            .iter()
+            .filter_map(|(name, binding)| match binding {
+                Binding::Import(path) => Some((name.clone(), path.clone())),
+                Binding::Definition | Binding::Local => None,
+            })
     }
 
     /// The imports and definitions of the bodies of a statement whose assigned names are
@@ -167,11 +175,6 @@ impl Scope {
                 _ => for_each_body(stmt, |body| self.collect_nested(body, package, walrus)),
             }
         }
-    }
-
-    fn bind_import(&mut self, name: &str, path: &str) {
-        self.imports.insert(name.into(), path.into());
-        self.bind(name, Binding::Import(path.into()));
     }
 
     /// Binds `name`, unless the scope binds it already in a way that hides this one.

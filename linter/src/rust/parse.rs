@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::rust::model::summary::{ModuleSummary, TokenKind, Tokens, summarize};
-use crate::source::{BOM, NESTING_BUDGET, STACK_SIZE, Unparsed};
+use crate::source::{self, BOM, NESTING_BUDGET, Read, STACK_SIZE, Unparsed};
 
 /// The text `syn` parses: `text` with a leading byte order mark and a `#!` line turned into
 /// spaces of the same length, which `syn::parse_file` would strip and so shift every offset.
@@ -120,10 +120,10 @@ pub struct Prescan {
 
 /// `wanted` tells the types whose members the summary keeps ([`summarize`]).
 pub fn prescan(path: &std::path::Path, limit: u64, wanted: &dyn Fn(&str) -> bool) -> Prescan {
-    if std::fs::metadata(path).map_or(true, |meta| meta.len() > limit) {
+    let Ok(Read::Bytes(bytes)) = source::read_within(path, limit) else {
         return Prescan::default();
-    }
-    let Ok(text) = std::fs::read_to_string(path) else {
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
         return Prescan::default();
     };
     let tokens = Tokens::new(&text);

@@ -16,6 +16,7 @@ impl<'a> Checker<'a, '_> {
     /// (`get_device()`, `get_device("cuda")`, `get_device("auto")`, `pick(use_gpu=True)`,
     /// `pick(use_gpu=use_gpu)`; not `get_device(device=cfg.device)` nor `get_device(args)`,
     /// which may carry one).
+    ///
     /// A chooser that never returns what its caller passed it chooses whatever is passed
     /// (`unet_initial_load_device(parameters, dtype)`).
     pub(crate) fn lets_choose(&self, path: &str, call: &ast::ExprCall) -> bool {
@@ -204,18 +205,20 @@ impl<'a> Checker<'a, '_> {
     /// torch.cuda.current_device())`, `f"cuda:{torch.cuda.current_device()}"`), by the events
     /// its walk gave since `before`.
     pub(crate) fn built_from_current(&self, value: &Expr, before: usize) -> bool {
+        // Whether the value builds a device (around the query) or is the query itself.
         let builds = match value {
             Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
             // `f"cuda:{torch.cuda.current_device()}"`.
-            Expr::FString(f) => f.value.elements().next().is_some_and(|first| {
-                matches!(first, ast::InterpolatedStringElement::Literal(text)
-                    if text.value.starts_with("cuda"))
-            }),
+            Expr::FString(f)
+                if f.value.elements().next().is_some_and(|first| {
+                    matches!(first, ast::InterpolatedStringElement::Literal(text)
+                        if text.value.starts_with("cuda"))
+                }) =>
+            {
+                true
+            }
             _ => return false,
         };
-        if !builds && !matches!(value, Expr::Call(_)) {
-            return false;
-        }
         let span = range(value);
         self.events[before..].iter().any(|event| match event {
             Event::Api { use_, .. } => {

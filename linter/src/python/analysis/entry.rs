@@ -231,7 +231,7 @@ impl EntryPoints {
         // that renames it is.
         if cx.api.mentions_launcher(text) {
             // Every import of the file, wherever it is, for the launchers' paths.
-            let mut imports = scope.imports.clone();
+            let mut imports: Imports = scope.imports().collect();
             let package = package_of(cx);
             for def in defs.values() {
                 imports.extend(Scope::imports_of(&def.body, &package));
@@ -261,9 +261,8 @@ impl EntryPoints {
         // A module that imports pytest is run by it whatever its name (`pytest
         // benchmarking/optimizer_benchmark.py`): its `test_*` functions are tests.
         if scope
-            .imports
-            .values()
-            .any(|path| path == "pytest" || path.starts_with("pytest."))
+            .imports()
+            .any(|(_, path)| path == "pytest" || path.starts_with("pytest."))
         {
             pending.extend(
                 defs.keys()

@@ -184,6 +184,7 @@ pub fn summarize(tokens: &Tokens<'_>, wanted: &dyn Fn(&str) -> bool) -> ModuleSu
     reader.module()
 }
 
+#[derive(Clone, Copy)]
 struct Reader<'r, 't> {
     tokens: &'r Tokens<'t>,
     at: usize,

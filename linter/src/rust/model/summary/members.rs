@@ -60,18 +60,12 @@ impl Reader<'_, '_> {
         })
     }
 
-    /// Steps over outer attributes and a visibility at `at`.
-    fn member_start(&self, mut at: usize) -> usize {
-        while self.kind(at) == Some(TokenKind::Pound) && self.tokens.is_open(at + 1) {
-            at = self.tokens.after_group(at + 1);
-        }
-        if self.is(at, "pub") {
-            at += 1;
-            if self.kind(at) == Some(TokenKind::OpenParen) {
-                at = self.tokens.after_group(at);
-            }
-        }
-        at
+    /// Steps over outer attributes and a visibility at `at`, as an item's are read.
+    fn member_start(&self, at: usize) -> usize {
+        let mut reader = Reader { at, ..*self };
+        reader.attributes();
+        reader.visibility();
+        reader.at
     }
 
     /// The named fields of the struct `owner` whose name is at `name_at`.

@@ -138,7 +138,10 @@ impl Semantic<'_, '_> {
     }
 
     /// The type written for the member `name` of the workspace's type `owner` in another file
-    /// ([`crate::rust::model::Model::member`]), its names resolved where it is written.
+    /// ([`crate::rust::model::Model::member`]), its names resolved where it is written. The
+    /// file's own structs and impls are read from its syntax tree instead ([`Semantic::field`],
+    /// [`Semantic::own_method`]), which also follows members typed by its other structs; a
+    /// summary keeps only members whose types name a type of the API tables.
     pub(in crate::rust::resolve) fn member_type(&self, owner: &str, name: &str) -> Option<Ty> {
         let (written, krate, module) = self.cx.model.member(owner, name)?;
         let ty: Type = syn::parse_str(written).ok()?;
