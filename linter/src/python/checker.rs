@@ -569,60 +569,65 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// A call: its callee resolved once for every analysis that asks.
+    fn call_expr(&mut self, call: &ast::ExprCall) {
+        let path = self.resolve(&call.func);
+        // A device asked about is not used: only what builds it is walked.
+        if self.is_query_of(call, path.as_deref()) {
+            self.device_use(range(call));
+            // `get_device_capability(torch.cuda.current_device())` asks about it too.
+            self.checking += 1;
+            for value in &call.arguments.args {
+                self.visit_kept(value);
+            }
+            for keyword in &call.arguments.keywords {
+                self.visit_kept(&keyword.value);
+            }
+            self.checking -= 1;
+            return;
+        }
+        self.call(call, path);
+        // The callee's own chain is resolved whole; what it is called on is walked.
+        match &*call.func {
+            Expr::Attribute(attribute) => self.visit_expr(&attribute.value),
+            Expr::Name(_) => {}
+            other => self.visit_expr(other),
+        }
+        // What is passed to `print` or a logger is looked at.
+        let reports = usize::from(self.api.names.reporting.contains(last_name(&call.func)));
+        self.looking += reports;
+        // A type only checked against (`isinstance(x, torch.cuda.FloatTensor)`) places
+        // nothing.
+        let type_check = usize::from(matches!(&*call.func, Expr::Name(f)
+            if matches!(f.id.as_str(), "isinstance" | "issubclass")));
+        let checking = std::mem::take(&mut self.checking);
+        self.typing += type_check;
+        self.visit_arguments(&call.arguments);
+        self.typing -= type_check;
+        self.checking = checking;
+        self.looking -= reports;
+        // The current device asked for and handed on (`ToDevice(current)`) is used.
+        let asked = |held: &FxHashMap<String, HeldDevice>| held.values().any(|p| p.asked);
+        if reports == 0
+            && self.checking == 0
+            && (asked(&self.function.flow.pending) || asked(&self.file_pending))
+        {
+            let passed: Vec<&Expr> = call
+                .arguments
+                .args
+                .iter()
+                .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value))
+                .filter(|value| self.pending_of(value).is_some_and(|p| p.asked))
+                .collect();
+            for value in passed {
+                self.device_argument(value, |_| String::new());
+            }
+        }
+    }
+
     fn expr(&mut self, expr: &Expr) {
         match expr {
-            // A device asked about is not used: only what builds it is walked.
-            Expr::Call(call) if self.is_query(call) => {
-                self.device_use(range(call));
-                // `get_device_capability(torch.cuda.current_device())` asks about it too.
-                self.checking += 1;
-                for value in &call.arguments.args {
-                    self.visit_kept(value);
-                }
-                for keyword in &call.arguments.keywords {
-                    self.visit_kept(&keyword.value);
-                }
-                self.checking -= 1;
-            }
-            Expr::Call(call) => {
-                self.call(call);
-                // The callee's own chain is resolved whole; what it is called on is walked.
-                match &*call.func {
-                    Expr::Attribute(attribute) => self.visit_expr(&attribute.value),
-                    Expr::Name(_) => {}
-                    other => self.visit_expr(other),
-                }
-                // What is passed to `print` or a logger is looked at.
-                let reports = usize::from(self.api.names.reporting.contains(last_name(&call.func)));
-                self.looking += reports;
-                // A type only checked against (`isinstance(x, torch.cuda.FloatTensor)`) places
-                // nothing.
-                let type_check = usize::from(matches!(&*call.func, Expr::Name(f)
-                    if matches!(f.id.as_str(), "isinstance" | "issubclass")));
-                let checking = std::mem::take(&mut self.checking);
-                self.typing += type_check;
-                self.visit_arguments(&call.arguments);
-                self.typing -= type_check;
-                self.checking = checking;
-                self.looking -= reports;
-                // The current device asked for and handed on (`ToDevice(current)`) is used.
-                let asked = |held: &FxHashMap<String, HeldDevice>| held.values().any(|p| p.asked);
-                if reports == 0
-                    && self.checking == 0
-                    && (asked(&self.function.flow.pending) || asked(&self.file_pending))
-                {
-                    let passed: Vec<&Expr> = call
-                        .arguments
-                        .args
-                        .iter()
-                        .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value))
-                        .filter(|value| self.pending_of(value).is_some_and(|p| p.asked))
-                        .collect();
-                    for value in passed {
-                        self.device_argument(value, |_| String::new());
-                    }
-                }
-            }
+            Expr::Call(call) => self.call_expr(call),
             Expr::Attribute(_) => {
                 // An API used as a value (`fn = torch.cuda.set_device`, the legacy tensor type
                 // converted to: `imgs.type(torch.cuda.HalfTensor)`).

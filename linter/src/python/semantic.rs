@@ -516,8 +516,12 @@ pub(crate) fn peel_not(expr: &Expr) -> &Expr {
 /// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
 /// not a device type (`device_type`).
 pub(crate) fn says_device(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-    last.contains("device") && !last.contains("type")
+    let last = name.rsplit('.').next().unwrap_or(name).as_bytes();
+    let holds = |word: &[u8]| {
+        last.windows(word.len())
+            .any(|window| window.eq_ignore_ascii_case(word))
+    };
+    holds(b"device") && !holds(b"type")
 }
 
 /// The module's functions that take a device positionally (`def generate(model, params,
@@ -582,50 +586,78 @@ pub(crate) fn peel(expr: &Expr) -> &Expr {
     }
 }
 
+/// What a bare name names ([`Checker::meaning`]).
+enum Meaning<'s> {
+    /// A dotted path, as a table holds it.
+    Path(&'s str),
+    /// A definition at this module's top level: the module's path and the name.
+    Own,
+}
+
 impl<'a> Checker<'a, '_> {
-    /// Whether `expr` resolves to the dotted `path`.
+    /// Whether `expr` resolves to the dotted `path`: an attribute chain is matched from its
+    /// last name back, so that most chains are told apart without being resolved.
     pub(crate) fn resolves_to(&self, expr: &Expr, path: &str) -> bool {
-        self.resolve(expr).as_deref() == Some(path)
+        match expr {
+            Expr::Attribute(attribute) => path
+                .strip_suffix(attribute.attr.as_str())
+                .and_then(|base| base.strip_suffix('.'))
+                .is_some_and(|base| self.resolves_to(&attribute.value, base)),
+            Expr::Name(name) => match self.meaning(name.id.as_str()) {
+                Some(Meaning::Path(named)) => named == path,
+                Some(Meaning::Own) => path
+                    .strip_prefix(self.module.as_str())
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|rest| rest == name.id.as_str()),
+                None => false,
+            },
+            other => self.resolve(other).as_deref() == Some(path),
+        }
+    }
+
+    /// The dotted path a bare name names here, borrowed from the table that holds it: an
+    /// alias of the function's flow, an import of an enclosing scope, a definition of this
+    /// module, or what a glob import of the project's module brings.
+    fn meaning(&self, id: &str) -> Option<Meaning<'_>> {
+        if let Some(alias) = self.function.flow.aliases.get(id) {
+            return Some(Meaning::Path(alias));
+        }
+        let Some((depth, found)) = self
+            .scopes
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(depth, scope)| Some((depth, scope.lookup(id)?)))
+        else {
+            // What a glob import of the project's module brings: what that module imported
+            // (`from utils import *` after `import torch` in utils).
+            return self.scopes[0]
+                .globs
+                .iter()
+                .rev()
+                .find_map(|module| {
+                    let key = (module.clone(), id.to_owned());
+                    self.asked.borrow_mut().imported.insert(key);
+                    self.project.imported(module, id)
+                })
+                .map(Meaning::Path);
+        };
+        match found {
+            Binding::Import(path) => Some(Meaning::Path(path)),
+            // A function of this module, named as other modules name it.
+            Binding::Definition if depth == 0 && !self.module.is_empty() => Some(Meaning::Own),
+            Binding::Definition | Binding::Local => None,
+        }
     }
 
     /// The dotted path an expression names through imports, when it names a library's item.
     /// Resolving is cheaper than keeping what was resolved: a chain is a few lookups.
     pub(crate) fn resolve(&self, expr: &Expr) -> Option<CompactString> {
         match expr {
-            Expr::Name(name) => {
-                let id = name.id.as_str();
-                if let Some(alias) = self.function.flow.aliases.get(id) {
-                    return Some(alias.as_str().into());
-                }
-                let Some((depth, found)) = self
-                    .scopes
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .find_map(|(depth, scope)| Some((depth, scope.lookup(id)?)))
-                else {
-                    // What a glob import of the project's module brings: what that module
-                    // imported (`from utils import *` after `import torch` in utils).
-                    return self.scopes[0]
-                        .globs
-                        .iter()
-                        .rev()
-                        .find_map(|module| {
-                            let key = (module.clone(), id.to_owned());
-                            self.asked.borrow_mut().imported.insert(key);
-                            self.project.imported(module, id)
-                        })
-                        .map(CompactString::from);
-                };
-                match found {
-                    Binding::Import(path) => Some(path.clone()),
-                    // A function of this module, named as other modules name it.
-                    Binding::Definition if depth == 0 && !self.module.is_empty() => {
-                        Some(compact_str::format_compact!("{}.{id}", self.module))
-                    }
-                    Binding::Definition | Binding::Local => None,
-                }
-            }
+            Expr::Name(name) => match self.meaning(name.id.as_str())? {
+                Meaning::Path(path) => Some(path.into()),
+                Meaning::Own => Some(compact_str::format_compact!("{}.{}", self.module, name.id)),
+            },
             // `getattr(torch, "cuda")`, also with the name in a local string.
             Expr::Call(call)
                 if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")

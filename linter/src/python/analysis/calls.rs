@@ -2,6 +2,7 @@
 //! placement (the current device used or changed, a device built, an environment variable
 //! written), and the methods recognised on any receiver (`.cuda(...)`, `.to(...)`).
 
+use compact_str::CompactString;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
@@ -11,9 +12,9 @@ use crate::python::checker::Checker;
 use crate::python::semantic::{forwards, integer, last_name, range, string};
 
 impl<'a> Checker<'a, '_> {
-    pub(crate) fn call(&mut self, call: &ast::ExprCall) {
+    /// A call, and the path its callee resolves to.
+    pub(crate) fn call(&mut self, call: &ast::ExprCall, path: Option<CompactString>) {
         let span = range(call);
-        let path = self.resolve(&call.func);
         if let Some(path) = &path {
             if let Some(method) = path.strip_prefix("os.environ.") {
                 self.environ_call(call, method);

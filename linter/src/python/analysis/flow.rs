@@ -80,7 +80,12 @@ impl<'a> Checker<'a, '_> {
     /// or another library's query of the same name
     /// (`triton.runtime.driver.active.utils.get_device_properties(index)`).
     pub(crate) fn is_query(&self, call: &ast::ExprCall) -> bool {
-        match self.resolve(&call.func) {
+        self.is_query_of(call, self.resolve(&call.func).as_deref())
+    }
+
+    /// Whether `call`, whose callee resolves to `path`, asks about devices.
+    pub(crate) fn is_query_of(&self, call: &ast::ExprCall, path: Option<&str>) -> bool {
+        match path {
             Some(path) if path.starts_with("torch.") => path
                 .strip_prefix("torch.cuda.")
                 .is_some_and(|name| self.api.names.queries.contains(name)),
