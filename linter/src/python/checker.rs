@@ -30,7 +30,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    last_name, package_of, range, root, says_device, string,
+    package_of, range, root, says_device, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -115,6 +115,9 @@ pub(crate) struct FnState {
     pub(crate) from_caller: Vec<CompactString>,
     /// Whether it returns something read from its parameters.
     pub(crate) passes_on: bool,
+    /// Whether it returns a parameter itself, or a device built from one (`return device`,
+    /// `return torch.device(device)`): a conversion that hands back the device it was given.
+    pub(crate) forwards: bool,
 }
 
 pub(crate) struct Checker<'a, 't> {
@@ -157,7 +160,8 @@ pub(crate) struct Checker<'a, 't> {
     /// This file's functions that return a device they chose (`def infer_device(): return
     /// "cuda"`), as dotted paths.
     pub(crate) choosers: Vec<String>,
-    /// Those of them that may return what their caller passed.
+    /// Those of them that may return what their caller passed, and the file's functions that
+    /// hand back the device they were given (`def int_to_device(device)`).
     pub(crate) passing: Vec<String>,
     /// This file's functions that take a device positionally, as [`Summary::device_params`].
     pub(crate) device_params: Vec<(String, usize)>,
@@ -325,7 +329,7 @@ impl<'a> Checker<'a, '_> {
             self.visit_stmt(stmt);
         }
         self.finish_flow(&def.body);
-        if self.function.passes_on {
+        if self.function.passes_on || self.function.forwards {
             self.note_passing();
         }
         self.function = outer;
@@ -586,6 +590,8 @@ impl Checker<'_, '_> {
             self.checking -= 1;
             return;
         }
+        // What is passed to `print` or a logger is looked at.
+        let reports = usize::from(self.reports_value(call, path.as_deref()));
         self.call(call, path);
         // The callee's own chain is resolved whole; what it is called on is walked.
         match &*call.func {
@@ -593,8 +599,6 @@ impl Checker<'_, '_> {
             Expr::Name(_) => {}
             other => self.visit_expr(other),
         }
-        // What is passed to `print` or a logger is looked at.
-        let reports = usize::from(self.api.names.reporting.contains(last_name(&call.func)));
         self.looking += reports;
         // A type only checked against (`isinstance(x, torch.cuda.FloatTensor)`) places
         // nothing.

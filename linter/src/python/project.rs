@@ -17,7 +17,8 @@ use crate::python::semantic::Imports;
 pub struct Summary {
     pub choosers: Vec<String>,
     /// The choosers that may return what their caller passed them (`def get_device(device=None):
-    /// return device or "cuda"`): a call that passes arguments may pass the device.
+    /// return device or "cuda"`): a call that passes arguments may pass the device; and the
+    /// functions that hand back the device they were given (`def int_to_device(device)`).
     pub passing: Vec<String>,
     pub imports: Imports,
     /// Whether the file runs as a program (a script, a test) by what it shows itself: a
@@ -44,7 +45,8 @@ pub struct Asked {
     pub(crate) programs: Option<(String, String, bool)>,
     /// Names looked up in glob-imported modules (`module`, `name`).
     pub(crate) imported: FxHashSet<(String, String)>,
-    /// Paths asked whether they name a device chooser.
+    /// Paths asked whether they name a device chooser, and whether it (or another function)
+    /// may return what its caller passed.
     pub(crate) chooses: FxHashSet<String>,
     /// Functions asked whether a positional parameter is a device (path, place).
     pub(crate) takes_device: FxHashSet<(String, usize)>,
@@ -253,7 +255,7 @@ impl Project {
         self.names(path, |path| self.choosers.contains(path))
     }
 
-    /// Whether the chooser `path` may return what its caller passed it.
+    /// Whether the function `path` may return what its caller passed it.
     pub fn passes_on(&self, path: &str) -> bool {
         self.names(path, |path| self.passing.contains(path))
     }
@@ -308,10 +310,7 @@ impl Project {
             chooses: asked
                 .chooses
                 .iter()
-                .map(|path| {
-                    let chooses = self.chooses(path);
-                    (chooses, chooses && self.passes_on(path))
-                })
+                .map(|path| (self.chooses(path), self.passes_on(path)))
                 .collect(),
             takes_device: asked
                 .takes_device

@@ -59,6 +59,11 @@ impl<'a> Checker<'a, '_> {
     pub(crate) fn returned(&mut self, value: &Expr, before: usize) {
         if self.reads_from_caller(value) {
             self.function.passes_on = true;
+            self.function.forwards |= match value {
+                Expr::Name(_) => true,
+                Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
+                _ => false,
+            };
         }
         if let Expr::Tuple(tuple) = value {
             for (at, element) in tuple.elts.iter().enumerate() {
@@ -82,6 +87,23 @@ impl<'a> Checker<'a, '_> {
             })
             || self.built_from_current(value, before)
             || self.builds_held(value)
+            || self.forwards_chosen(value, before)
+    }
+
+    /// `return int_to_device(torch.cuda.current_device())`: a function of the project that hands
+    /// back the device it was given, called with a device chosen here.
+    fn forwards_chosen(&self, value: &Expr, before: usize) -> bool {
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        let [argument] = &*call.arguments.args else {
+            return false;
+        };
+        call.arguments.keywords.is_empty()
+            && self.returns_chosen(argument, before)
+            && self
+                .resolve(&call.func)
+                .is_some_and(|path| self.forwards(&path))
     }
 
     /// The function being walked (or its tuple's element, `suffix` `[0]`) as a chooser.
@@ -131,19 +153,18 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// The function being walked, when it is a chooser (or one of its tuple's elements is), as
-    /// one that may return what its caller passed.
+    /// one that may return what its caller passed; or when it hands back the device it was given.
     pub(crate) fn note_passing(&mut self) {
-        if self.choosers.is_empty() {
+        if self.choosers.is_empty() && !self.function.forwards {
             return;
         }
         let Some(path) = self.chooser_path() else {
             return;
         };
         let element = format!("{path}[");
-        let chooses = self
-            .choosers
-            .iter()
-            .any(|chooser| *chooser == path || chooser.starts_with(&element));
+        let chooses = self.function.forwards
+            || (self.choosers.iter())
+                .any(|chooser| *chooser == path || chooser.starts_with(&element));
         if chooses && !self.passing.contains(&path) {
             self.passing.push(path);
         }
@@ -234,12 +255,21 @@ impl<'a> Checker<'a, '_> {
     /// Whether `path` names a device chooser: of the project, or of this file above (in the
     /// first pass, before the project knows them, a chooser calling one).
     pub(crate) fn chooses(&self, path: &str) -> bool {
-        {
-            let asked = &mut self.asked.borrow_mut().chooses;
-            if !asked.contains(path) {
-                asked.insert(path.to_owned());
-            }
-        }
+        self.ask(path);
         self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
+    }
+
+    /// Whether `path` names a function that may hand back what its caller passed: of the
+    /// project, or of this file above.
+    fn forwards(&self, path: &str) -> bool {
+        self.ask(path);
+        self.project.passes_on(path) || self.passing.iter().any(|known| known == path)
+    }
+
+    fn ask(&self, path: &str) {
+        let asked = &mut self.asked.borrow_mut().chooses;
+        if !asked.contains(path) {
+            asked.insert(path.to_owned());
+        }
     }
 }

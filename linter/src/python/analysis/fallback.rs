@@ -51,10 +51,16 @@ pub(crate) enum Fate {
     LookedAt,
 }
 
-pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &FxHashSet<String>) -> Fate {
+/// `reports` says whether a call shows what it is given to a person.
+pub(crate) fn fate(
+    body: &[Stmt],
+    name: &str,
+    after: usize,
+    reports: &dyn Fn(&ast::ExprCall) -> bool,
+) -> Fate {
     struct Looks<'n> {
         name: &'n str,
-        reporting: &'n FxHashSet<String>,
+        reports: &'n dyn Fn(&ast::ExprCall) -> bool,
         /// Where the choice was made: what is looked at before it is the caller's value.
         after: usize,
         /// Inside something that looks at what it contains.
@@ -94,7 +100,7 @@ pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &FxHashSe
                     }
                     false
                 }
-                Expr::Call(call) => self.reporting.contains(last_name(&call.func)),
+                Expr::Call(call) => (self.reports)(call),
                 _ => false,
             };
             self.looking += usize::from(looks);
@@ -104,7 +110,7 @@ pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &FxHashSe
     }
     let mut looks = Looks {
         name,
-        reporting,
+        reports,
         after,
         looking: 0,
         found: false,
@@ -119,6 +125,16 @@ pub(crate) fn fate(body: &[Stmt], name: &str, after: usize, reporting: &FxHashSe
 }
 
 impl<'a> Checker<'a, '_> {
+    /// Whether a call shows what it is given to a person: a logger or `print` by its last name,
+    /// or a dotted path of the `reporting` table by what the callee resolves to (Lightning's
+    /// `Trainer` reports the accelerator it was given and whether a GPU is available).
+    /// `path` is the callee resolved.
+    pub(crate) fn reports_value(&self, call: &ast::ExprCall, path: Option<&str>) -> bool {
+        let reporting = &self.api.names.reporting;
+        reporting.contains(last_name(&call.func))
+            || path.is_some_and(|path| path.contains('.') && reporting.contains(path))
+    }
+
     /// `"cuda" if torch.cuda.is_available() else "cpu"`: the availability check, when this is
     /// one.
     pub(crate) fn fallback(&self, expr: &Expr) -> Option<(String, Range<usize>)> {
@@ -284,7 +300,9 @@ impl<'a> Checker<'a, '_> {
         for (name, shown, span, after) in fallbacks {
             // An attribute (`self.device`) is read by other functions: only a plain name that
             // nothing reads chose nothing.
-            let report = match fate(body, &name, after, &self.api.names.reporting) {
+            let report = match fate(body, &name, after, &|call| {
+                self.reports_value(call, self.resolve(&call.func).as_deref())
+            }) {
                 Fate::LookedAt => false,
                 Fate::Unused => name.contains('.'),
                 Fate::Unchecked => true,
