@@ -24,13 +24,13 @@ use crate::analysis::Event;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
-    fallback::reports,
+    fallback::{Fate, fate, reports},
     flow::{Choice, Flow, HeldDevice},
     loops::Loop,
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    package_of, range, root, says_device, string,
+    last_name, package_of, range, root, says_device, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -67,7 +67,11 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         package: base,
         choosers: Vec::new(),
         passing: Vec::new(),
-        device_params: device_params(&module.body, &cx.module),
+        device_params: device_params(&module.body, &cx.module, |body, name| {
+            let reporting = &cx.api.names.reporting;
+            let reports = |call: &ast::ExprCall| reporting.contains(last_name(&call.func));
+            fate(body, name, 0, &reports) == Fate::LookedAt
+        }),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -164,7 +168,7 @@ pub(crate) struct Checker<'a, 't> {
     /// hand back the device they were given (`def int_to_device(device)`).
     pub(crate) passing: Vec<String>,
     /// This file's functions that take a device positionally, as [`Summary::device_params`].
-    pub(crate) device_params: Vec<(String, usize)>,
+    pub(crate) device_params: Vec<(String, usize, bool)>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,
@@ -248,6 +252,7 @@ impl<'a> Checker<'a, '_> {
                     if self.reads_from_caller(value) {
                         self.function.from_caller.push(name.as_str().into());
                     }
+                    self.bound_availability(&name, value);
                     self.bound_fallback(name, value);
                 }
                 Expr::Attribute(_) => {
@@ -542,6 +547,12 @@ impl Checker<'_, '_> {
                 }
                 self.forget_facts_assigned_in(stmt);
                 self.function.checked_branch = saved_check;
+                self.branched_on(&branch.test);
+                for clause in &branch.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        self.branched_on(test);
+                    }
+                }
             }
             Stmt::With(with) => {
                 let guard = with.items.iter().any(|item| {
@@ -592,6 +603,17 @@ impl Checker<'_, '_> {
         }
         // What is passed to `print` or a logger is looked at.
         let reports = usize::from(self.reports_value(call, path.as_deref()));
+        // A choice handed to a function of the project that looks at its device
+        // (`select_device("0" if torch.cuda.is_available() else "cpu")`) is looked at: the
+        // places of such arguments.
+        let looked_at = match path.as_deref() {
+            Some(path) => (call.arguments.args.iter().enumerate().take(64))
+                .filter(|(at, value)| {
+                    matches!(value, Expr::If(_)) && self.looks_at_device(path, *at)
+                })
+                .fold(0u64, |places, (at, _)| places | (1 << at)),
+            None => 0,
+        };
         self.call(call, path);
         // The callee's own chain is resolved whole; what it is called on is walked.
         match &*call.func {
@@ -606,7 +628,15 @@ impl Checker<'_, '_> {
             if matches!(f.id.as_str(), "isinstance" | "issubclass")));
         let checking = std::mem::take(&mut self.checking);
         self.typing += type_check;
-        self.visit_arguments(&call.arguments);
+        for (at, value) in call.arguments.args.iter().enumerate() {
+            let looked = usize::from(at < 64 && looked_at & (1 << at) != 0);
+            self.looking += looked;
+            self.visit_expr(value);
+            self.looking -= looked;
+        }
+        for keyword in &call.arguments.keywords {
+            self.visit_expr(&keyword.value);
+        }
         self.typing -= type_check;
         self.checking = checking;
         self.looking -= reports;

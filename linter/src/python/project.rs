@@ -30,7 +30,8 @@ pub struct Summary {
     pub imported: Vec<CompactString>,
     /// Its functions that take a device positionally (`def generate(model, params, device)`):
     /// their dotted paths, and the parameters' places among a call's positional arguments.
-    pub device_params: Vec<(String, usize)>,
+    /// And whether each looks at it (compares it, reports it).
+    pub device_params: Vec<(String, usize, bool)>,
     /// Other modules' functions it hands to a process or thread launcher, by dotted path.
     pub launched: Vec<String>,
 }
@@ -48,7 +49,8 @@ pub struct Asked {
     /// Paths asked whether they name a device chooser, and whether it (or another function)
     /// may return what its caller passed.
     pub(crate) chooses: FxHashSet<String>,
-    /// Functions asked whether a positional parameter is a device (path, place).
+    /// Functions asked whether a positional parameter is a device (path, place), and whether
+    /// they look at it.
     pub(crate) takes_device: FxHashSet<(String, usize)>,
     /// Functions the main guard calls, and modules of `scripts/` folders, asked whether another
     /// file imports them.
@@ -71,8 +73,9 @@ pub struct Project {
     choosers: FxHashSet<String>,
     /// The choosers that may return what their caller passed ([`Summary::passing`]).
     passing: FxHashSet<String>,
-    /// The project's functions that take a device positionally: path → the parameters' places.
-    device_params: FxHashMap<String, Vec<usize>>,
+    /// The project's functions that take a device positionally: path → the parameters' places,
+    /// and whether the function looks at each.
+    device_params: FxHashMap<String, Vec<(usize, bool)>>,
     /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is a program.
@@ -177,9 +180,10 @@ impl Project {
             for chooser in &file.summary.passing {
                 project.passing.extend(names(chooser));
             }
-            for (function, at) in &file.summary.device_params {
+            for (function, at, looked) in &file.summary.device_params {
                 for name in names(function) {
-                    project.device_params.entry(name).or_default().push(*at);
+                    let places = project.device_params.entry(name).or_default();
+                    places.push((*at, *looked));
                 }
             }
             for path in &file.summary.launched {
@@ -263,11 +267,20 @@ impl Project {
     /// Whether the dotted `path` names a function of the project whose parameter `at` (counted
     /// among the positional arguments of a call) is a device, through re-exports.
     pub fn takes_device(&self, path: &str, at: usize) -> bool {
-        self.names(path, |path| {
-            self.device_params
-                .get(path)
-                .is_some_and(|places| places.contains(&at))
-        })
+        self.names(path, |path| self.device_place(path, at).is_some())
+    }
+
+    /// Whether the function `path` looks at the device it takes as positional argument `at`.
+    pub fn looks_at_device(&self, path: &str, at: usize) -> bool {
+        self.names(path, |path| self.device_place(path, at) == Some(true))
+    }
+
+    fn device_place(&self, path: &str, at: usize) -> Option<bool> {
+        let places = self.device_params.get(path)?;
+        places
+            .iter()
+            .find(|(place, _)| *place == at)
+            .map(|(_, looked)| *looked)
     }
 
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
@@ -315,7 +328,12 @@ impl Project {
             takes_device: asked
                 .takes_device
                 .iter()
-                .map(|(path, at)| self.takes_device(path, *at))
+                .map(|(path, at)| {
+                    (
+                        self.takes_device(path, *at),
+                        self.looks_at_device(path, *at),
+                    )
+                })
                 .collect(),
             imported_elsewhere: asked
                 .imported_elsewhere
@@ -342,7 +360,7 @@ pub struct Answers {
     programs: Option<bool>,
     imported: Vec<Option<String>>,
     chooses: Vec<(bool, bool)>,
-    takes_device: Vec<bool>,
+    takes_device: Vec<(bool, bool)>,
     imported_elsewhere: Vec<bool>,
     unimported: Vec<bool>,
     launched_in: Vec<Vec<String>>,

@@ -526,8 +526,15 @@ pub(crate) fn says_device(name: &str) -> bool {
 
 /// The module's functions that take a device positionally (`def generate(model, params,
 /// device)`): each as `module.function` with the parameter's place among a call's positional
-/// arguments. A parameter is a device by its name: `device`, `dev`, or `..._device`.
-pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize)> {
+/// arguments, and whether the function looks at it (compares it, reports it, reads its
+/// `.type`: `def select_device(device): ... logger.info(...)`, as `looks` says of its body),
+/// so that a device chosen by availability and passed there is looked at. A parameter is a
+/// device by its name: `device`, `dev`, or `..._device`.
+pub(crate) fn device_params(
+    body: &[Stmt],
+    module: &str,
+    looks: impl Fn(&[Stmt], &str) -> bool,
+) -> Vec<(String, usize, bool)> {
     let mut found = Vec::new();
     if module.is_empty() {
         return found;
@@ -544,7 +551,8 @@ pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize)>
         for (at, parameter) in positional.enumerate() {
             let name = parameter.parameter.name.as_str();
             if matches!(name, "device" | "dev") || name.ends_with("_device") {
-                found.push((format!("{module}.{}", def.name), at));
+                let looked = looks(&def.body, name);
+                found.push((format!("{module}.{}", def.name), at, looked));
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::analysis::Event;
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, range, says_device};
+use crate::python::semantic::{dotted, range, says_device, string};
 
 impl<'a> Checker<'a, '_> {
     /// Whether a call of the chooser `path` leaves it the choice: it passes no device of its own
@@ -75,7 +75,26 @@ impl<'a> Checker<'a, '_> {
         }
         if self.returns_chosen(value, before) {
             self.add_chooser("");
+            self.report_returned_held(value);
         }
+    }
+
+    /// `device = torch.device(device)` after `device = "cuda"`, then `return device`: a device
+    /// built from what the function chose, handed to its callers, is reported where it was
+    /// written.
+    fn report_returned_held(&mut self, value: &Expr) {
+        let Some(name) = dotted(value) else {
+            return;
+        };
+        let Some(held) = self.function.flow.pending.get_mut(&name) else {
+            return;
+        };
+        if !held.built || !held.written || held.reported {
+            return;
+        }
+        held.reported = true;
+        let held = held.clone();
+        self.chosen(held.choice, held.shown, held.span, held.in_entry);
     }
 
     fn returns_chosen(&self, value: &Expr, before: usize) -> bool {
@@ -88,6 +107,29 @@ impl<'a> Checker<'a, '_> {
             || self.built_from_current(value, before)
             || self.builds_held(value)
             || self.forwards_chosen(value, before)
+            || self.gpu_when_available(value)
+    }
+
+    /// `if torch.cuda.is_available(): return f"cuda:{local_rank}"`: a GPU the function picked
+    /// (its index from the environment or the process group, not from its caller) once it found
+    /// one available.
+    fn gpu_when_available(&self, value: &Expr) -> bool {
+        if self.function.checked_branch.is_none() || self.reads_from_caller(value) {
+            return false;
+        }
+        let cuda = |text: &str| text == "cuda" || text.starts_with("cuda:");
+        match value {
+            Expr::FString(f) => f.value.elements().next().is_some_and(|first| {
+                matches!(first, ast::InterpolatedStringElement::Literal(text)
+                    if cuda(&text.value))
+            }),
+            Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => call
+                .arguments
+                .find_argument_value("type", 0)
+                .and_then(string)
+                .is_some_and(cuda),
+            _ => false,
+        }
     }
 
     /// `return int_to_device(torch.cuda.current_device())`: a function of the project that hands

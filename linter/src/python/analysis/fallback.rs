@@ -142,6 +142,10 @@ impl<'a> Checker<'a, '_> {
             Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => {
                 call.arguments.find_positional(0)?
             }
+            // `device or torch.device("cuda" if ... else "cpu")`: the caller's, or the choice.
+            Expr::BoolOp(or) if or.op == ast::BoolOp::Or => {
+                return self.fallback(or.values.last()?);
+            }
             other => other,
         };
         let Expr::If(choice) = expr else {
@@ -180,8 +184,14 @@ impl<'a> Checker<'a, '_> {
                     )
                 })
         };
+        let flags = &self.function.flow.availability_flags;
         tests.into_iter().find_map(|test| match peel_not(test) {
             Expr::Call(call) => check(call),
+            // `use_cuda = torch.cuda.is_available()` earlier: the flag is the check.
+            Expr::Name(name) => match flags.get(name.id.as_str()) {
+                Some((shown, span, false)) => Some((shown.clone(), span.clone())),
+                _ => None,
+            },
             // `torch.cuda.device_count() > 0`: a count against a number.
             Expr::Compare(compare)
                 if compare
@@ -196,6 +206,41 @@ impl<'a> Checker<'a, '_> {
             }
             _ => None,
         })
+    }
+
+    /// `name = value`: a flag the value computes from an availability check (`use_cuda = not
+    /// no_cuda and torch.cuda.is_available()`), which later conditions test.
+    pub(crate) fn bound_availability(&mut self, name: &str, value: &Expr) {
+        let flags = &mut self.function.flow.availability_flags;
+        if !flags.is_empty() {
+            flags.remove(name);
+        }
+        if !matches!(value, Expr::Call(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) {
+            return;
+        }
+        if let Some((shown, span)) = self.availability_check(value) {
+            let flags = &mut self.function.flow.availability_flags;
+            flags.insert(name.to_owned(), (shown, span, false));
+        }
+    }
+
+    /// `if use_cuda:` on a flag bound to an availability check: branched on once.
+    pub(crate) fn branched_on(&mut self, test: &Expr) {
+        let flags = &mut self.function.flow.availability_flags;
+        if flags.is_empty() {
+            return;
+        }
+        let tests: &[Expr] = match test {
+            Expr::BoolOp(conditions) => &conditions.values,
+            test => std::slice::from_ref(test),
+        };
+        for test in tests {
+            if let Expr::Name(name) = peel_not(test)
+                && let Some(flag) = flags.get_mut(name.id.as_str())
+            {
+                flag.2 = true;
+            }
+        }
     }
 
     /// `name = value`: a device the value chose by availability (`"cuda" if
@@ -237,8 +282,12 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// A device string or a `torch.device(...)`, not a number or a name.
+    /// A device string or a `torch.device(...)`, not a number or a name; or a conditional
+    /// between two (`torch.device(f"cuda:{index}") if index else torch.device("cuda:0")`).
     fn is_device_value(&self, value: &Expr) -> bool {
+        if let Expr::If(choice) = value {
+            return self.is_device_value(&choice.body) && self.is_device_value(&choice.orelse);
+        }
         let written = match value {
             Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
             other => string(other).is_some(),
@@ -298,13 +347,15 @@ impl<'a> Checker<'a, '_> {
     pub(crate) fn finish_flow(&mut self, body: &[Stmt]) {
         let fallbacks = std::mem::take(&mut self.function.flow.fallbacks);
         for (name, shown, span, after) in fallbacks {
-            // An attribute (`self.device`) is read by other functions: only a plain name that
-            // nothing reads chose nothing.
+            // An attribute (`self.device`) is read by other functions, and a library module's
+            // variable by the modules that import it: only a plain name that nothing reads
+            // chose nothing.
+            let exported = self.qualname.is_empty() && !self.program;
             let report = match fate(body, &name, after, &|call| {
                 self.reports_value(call, self.resolve(&call.func).as_deref())
             }) {
                 Fate::LookedAt => false,
-                Fate::Unused => name.contains('.'),
+                Fate::Unused => name.contains('.') || exported,
                 Fate::Unchecked => true,
             };
             if report {

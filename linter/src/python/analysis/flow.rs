@@ -28,6 +28,11 @@ pub(crate) struct Flow {
     /// Names bound to a device string whose meaning depends on its use (`device = "cuda"` is a
     /// device in `.to(device)`, a device type in `getattr(torch, device)`).
     pub(crate) pending: FxHashMap<String, HeldDevice>,
+    /// Names bound to an availability check (`use_cuda = not no_cuda and
+    /// torch.cuda.is_available()`): the check, shown, where it is, and whether an `if` has
+    /// branched on it already (the program handles the machine without a GPU, so a device
+    /// chosen by it after is no silent fallback).
+    pub(crate) availability_flags: FxHashMap<String, (String, Range<usize>, bool)>,
     /// Names bound to a string literal, for `getattr(torch, name)`.
     pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
@@ -52,6 +57,13 @@ pub(crate) struct HeldDevice {
     /// that says device (`self.device`): other modules place with it (`config.device`), so it
     /// is reported when the file ends if nothing in the file did.
     pub(crate) escapes: bool,
+    /// Built as a device (`torch.device("cuda")`, `torch.device(device)` of a name holding
+    /// `"cuda"`): no longer a string that may be a device type, so returned from a chooser it
+    /// is reported where it was written, as `return torch.device("cuda")` is.
+    pub(crate) built: bool,
+    /// Chosen by a literal written in this function (`device = "cuda"`), not by a call of a
+    /// chooser (whose callers are reported).
+    pub(crate) written: bool,
 }
 
 /// What a device string chooses.
@@ -362,7 +374,7 @@ impl<'a> Checker<'a, '_> {
             let own = self
                 .device_params
                 .iter()
-                .any(|(function, place)| function == path && *place == at);
+                .any(|(function, place, _)| function == path && *place == at);
             if own || self.takes_device(path, at) {
                 let callee = self.source(&range(&*call.func)).to_owned();
                 self.device_argument(argument, |ordinal| format!("{callee}(..., {ordinal})"));
@@ -372,11 +384,24 @@ impl<'a> Checker<'a, '_> {
 
     /// Whether the project's function `path` takes a device as positional argument `at`.
     fn takes_device(&self, path: &str, at: usize) -> bool {
-        self.asked
-            .borrow_mut()
-            .takes_device
-            .insert((path.to_owned(), at));
+        self.ask_device_place(path, at);
         self.project.takes_device(path, at)
+    }
+
+    /// Whether a function of this file or the project looks at the device it takes as
+    /// positional argument `at` (`select_device(...)` logs what it selects).
+    pub(crate) fn looks_at_device(&self, path: &str, at: usize) -> bool {
+        let own = (self.device_params.iter())
+            .any(|(function, place, looked)| function == path && *place == at && *looked);
+        own || {
+            self.ask_device_place(path, at);
+            self.project.looks_at_device(path, at)
+        }
+    }
+
+    fn ask_device_place(&self, path: &str, at: usize) {
+        let asked = &mut self.asked.borrow_mut().takes_device;
+        asked.insert((path.to_owned(), at));
     }
 
     /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `device_map=`,
@@ -606,11 +631,12 @@ impl<'a> Checker<'a, '_> {
             other => Some(other),
         };
         let held = from.and_then(|from| self.pending_of(from)).cloned();
+        let built = self.built_device(value);
         // Kept in an attribute that says device, for other modules to place with.
         let escapes = file
             && name.contains('.')
             && says_device(name)
-            && (matches!(value, Expr::Call(_)) || self.built_device(value));
+            && (matches!(value, Expr::Call(_)) || built);
         // A new value replaces what the name held, wherever it was kept; an attribute set in
         // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
         // may hold either. What an attribute held for other modules is reported before it goes.
@@ -644,6 +670,7 @@ impl<'a> Checker<'a, '_> {
                 // Through a name as it is (`torch.device(device)`), not a string built from it
                 // (`f"{accelerator}:{local_rank}"`, which adds an index).
                 pending.escapes |= escapes && from.and_then(dotted).is_some();
+                pending.built |= built;
                 match file {
                     true => self.file_pending.insert(name.to_owned(), pending),
                     false => self.function.flow.pending.insert(name.to_owned(), pending),
@@ -659,8 +686,14 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         self.hold(name, choice, shown, span, false, file);
-        if escapes && let Some(held) = self.file_pending.get_mut(name) {
-            held.escapes = true;
+        let held = match file {
+            true => self.file_pending.get_mut(name),
+            false => self.function.flow.pending.get_mut(name),
+        };
+        if let Some(held) = held {
+            held.escapes |= escapes;
+            held.built = built;
+            held.written = built || !matches!(value, Expr::Call(_));
         }
     }
 
@@ -714,6 +747,8 @@ impl<'a> Checker<'a, '_> {
             reported: false,
             asked,
             escapes: false,
+            built: false,
+            written: false,
         };
         match file {
             true => self.file_pending.insert(name.to_owned(), pending),
