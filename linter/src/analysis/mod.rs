@@ -8,6 +8,18 @@ use std::ops::Range;
 
 use crate::api::{Chooser, Entry};
 
+/// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
+/// not a device type (`device_type`): a parameter so named is its caller's device, in either
+/// language.
+pub(crate) fn says_device(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name).as_bytes();
+    let holds = |word: &[u8]| {
+        last.windows(word.len())
+            .any(|window| window.eq_ignore_ascii_case(word))
+    };
+    holds(b"device") && !holds(b"type")
+}
+
 /// What is definitely known about where a value is, from the code seen so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {

@@ -21,6 +21,7 @@ use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
+use crate::analysis::says_device;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
@@ -30,7 +31,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    last_name, package_of, range, root, says_device, string,
+    last_name, package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 

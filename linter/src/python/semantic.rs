@@ -513,17 +513,6 @@ pub(crate) fn peel_not(expr: &Expr) -> &Expr {
     }
 }
 
-/// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
-/// not a device type (`device_type`).
-pub(crate) fn says_device(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name).as_bytes();
-    let holds = |word: &[u8]| {
-        last.windows(word.len())
-            .any(|window| window.eq_ignore_ascii_case(word))
-    };
-    holds(b"device") && !holds(b"type")
-}
-
 /// The module's functions that take a device positionally (`def generate(model, params,
 /// device)`): each as `module.function` with the parameter's place among a call's positional
 /// arguments, and whether the function looks at it (compares it, reports it, reads its

@@ -6,10 +6,11 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::Event;
+use crate::analysis::says_device;
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, range, says_device, string};
+use crate::python::semantic::{dotted, range, string};
 
 impl<'a> Checker<'a, '_> {
     /// Whether a call of the chooser `path` leaves it the choice: it passes no device of its own

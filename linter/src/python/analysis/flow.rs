@@ -9,10 +9,10 @@ use std::ops::Range;
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::analysis::{ApiUse, Event, Fact, How};
+use crate::analysis::{ApiUse, Event, Fact, How, says_device};
 use crate::api::Entry;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, integer, keyed, last_name, range, says_device, string};
+use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
 use placement_device_name::DeviceName;
 
 /// What one function (or the module's top level) has shown so far.

@@ -1,6 +1,7 @@
 //! The members of a module's types whose types name a type the API tables know: named fields
 //! of structs and the return types of methods in impls, as written in the module
-//! (`devices: Vec<Arc<CudaDevice>>`, `fn device(&self, i: usize) -> Arc<CudaDevice>`). Another
+//! (`devices: Vec<Arc<CudaDevice>>`, `fn device(&self, i: usize) -> Arc<CudaDevice>`); and the
+//! associated types of impls, whatever they name (`type Context = CudaState;`). Another
 //! file that holds such a type learns from them what `self.devices.device(i)` is, though it
 //! parses only itself. They are read from the tokens, as the rest of the summary is.
 
@@ -147,6 +148,21 @@ impl Reader<'_, '_> {
                 at += 1;
             }
             let end = self.until(at, &[TokenKind::OpenBrace, TokenKind::Semi], &[]);
+            // `type Context = CudaState;`: what `Self::Context` names, whatever it is (its own
+            // members say whether it holds a type of the tables).
+            if self.is(at, "type")
+                && let Some(name) = self.tokens.ident(at + 1)
+                && self.kind(at + 2) == Some(TokenKind::Eq)
+                && at + 3 < end
+            {
+                let from = self.tokens.tokens[at + 3].start as usize;
+                let to = self.tokens.tokens[end - 1].end as usize;
+                out.push(Member {
+                    owner: owner.clone(),
+                    name,
+                    ty: self.tokens.text[from..to].to_owned(),
+                });
+            }
             if self.is(at, "fn")
                 && let Some(name) = self.tokens.ident(at + 1)
             {

@@ -1,5 +1,5 @@
 //! Functions that choose a device for their callers: a free function, or an associated function
-//! of a type's own `impl`, that takes no device, returns one (`-> Device`, `-> Result<Device>`,
+//! of a type's own `impl`, that takes no device (by its type or its name), returns one (`-> Device`, `-> Result<Device>`,
 //! `-> Arc<CudaContext>`), and chooses it itself
 //! (a literal ordinal, a default or "best available" device). Each choice made in such a
 //! function names it ([`ApiUse::chooser`]), and the driver records it as a fact of the file,
@@ -9,7 +9,7 @@
 //! (`Choosers` in `project::rust_files`, decided in the project's fixed point).
 
 use super::FnInfo;
-use crate::analysis::ApiUse;
+use crate::analysis::{ApiUse, says_device};
 use crate::api::{Chooser, Role};
 use crate::rust::resolve::semantic::Semantic;
 use crate::rust::resolve::semantic::infer::Ty;
@@ -50,8 +50,14 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
             .filter(|name| sem.cx.api.is_device_type(name))
     };
     let returns = device(sem.type_of(output))?;
+    // A parameter of a device type, or one whose name says it is the caller's device
+    // (`fn get_device(device: &str)`, as in Python).
     let takes_device = sig.inputs.iter().any(|input| match input {
-        syn::FnArg::Typed(typed) => device(sem.type_of(&typed.ty)).is_some(),
+        syn::FnArg::Typed(typed) => {
+            device(sem.type_of(&typed.ty)).is_some()
+                || matches!(&*typed.pat, syn::Pat::Ident(name)
+                    if says_device(&name.ident.to_string()))
+        }
         syn::FnArg::Receiver(_) => true,
     });
     (!takes_device).then(|| Chooser {

@@ -172,6 +172,17 @@ impl Semantic<'_, '_> {
                     .any(Option::is_some)
                     .then_some(Ty::Tuple(elems))
             }
+            // `Self::Context`: the associated type of the impl's type, written in an impl of it.
+            Type::Path(path)
+                if path.qself.is_none()
+                    && path.path.segments.len() == 2
+                    && path.path.segments[0].ident == "Self" =>
+            {
+                let Some(Ty::Named(owner)) = &self.self_type else {
+                    return None;
+                };
+                self.member_type(owner, &path.path.segments[1].ident.to_string())
+            }
             Type::Path(path) if path.qself.is_none() => {
                 let last = path.path.segments.last()?;
                 let name = last.ident.to_string();
