@@ -216,6 +216,15 @@ impl<'a> Checker<'a, '_> {
                 Expr::Name(name) => {
                     let name = name.id.to_string();
                     let module_level = self.qualname.is_empty();
+                    // A class's field whose default is a device (`device: str = "cuda"` in a
+                    // dataclass or a config class): the class chooses for every instance whose
+                    // maker passes none.
+                    if self.class_body.is_some()
+                        && says_device(&name)
+                        && let Some((choice, shown, span)) = self.device_literal(value)
+                    {
+                        self.chosen(choice, shown, span, self.function.in_entry);
+                    }
                     self.bind_device_string(&name, value, module_level);
                     // `params = {"device": "cuda", ...}`: what each key holds, for
                     // `params["device"]`.
