@@ -297,3 +297,28 @@ fn a_function_another_module_launches_is_where_a_process_starts() {
     ]);
     assert_eq!(launched, Vec::<String>::new());
 }
+
+#[test]
+fn what_a_packages_main_module_imports_to_run_still_starts_the_program() {
+    // `python -m pkg` runs `__main__.py`, which imports the CLI's main to call it: the main is
+    // the program, as its own main guard says, not library code another module calls.
+    let cli = "import torch\nfrom fire import Fire\n\n\ndef main(device=\"cuda\"):\n    \
+               return torch.zeros(1, device=device)\n\n\nif __name__ == \"__main__\":\n    \
+               Fire(main)\n";
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/cli.py", cli),
+        ("pkg/__main__.py", "from .cli import main\n\nmain()\n"),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+    // Imported by a module of the package, the same function is library code.
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/cli.py", cli),
+        (
+            "pkg/api.py",
+            "from .cli import main\n\n\ndef run():\n    return main()\n",
+        ),
+    ]);
+    assert_eq!(found, ["pkg/cli.py:5: implicit_device"]);
+}

@@ -25,13 +25,13 @@ use crate::analysis::says_device;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
-    fallback::{Fate, fate, reports},
+    fallback::reports,
     flow::{Choice, Flow, HeldDevice},
     loops::Loop,
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    last_name, package_of, range, root, string,
+    package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -68,11 +68,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         package: base,
         choosers: Vec::new(),
         passing: Vec::new(),
-        device_params: device_params(&module.body, &cx.module, |body, name| {
-            let reporting = &cx.api.names.reporting;
-            let reports = |call: &ast::ExprCall| reporting.contains(last_name(&call.func));
-            fate(body, name, 0, &reports) == Fate::LookedAt
-        }),
+        device_params: device_params(&module.body, &cx.module),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -120,6 +116,9 @@ pub(crate) struct FnState {
     pub(crate) from_caller: Vec<CompactString>,
     /// Whether it returns something read from its parameters.
     pub(crate) passes_on: bool,
+    /// Its positional device parameters ([`Summary::device_params`]) and whether it looks at
+    /// each (compares it, reports it, asserts on it, reads its `.type`), marked as it is walked.
+    pub(crate) device_params: Vec<(CompactString, bool)>,
     /// Whether it returns a parameter itself, or a device built from one (`return device`,
     /// `return torch.device(device)`): a conversion that hands back the device it was given.
     pub(crate) forwards: bool,
@@ -298,6 +297,7 @@ impl<'a> Checker<'a, '_> {
                 .iter()
                 .map(|parameter| parameter.name().as_str().into())
                 .collect(),
+            device_params: self.own_device_params(def),
             ..FnState::default()
         };
         // Defaults are evaluated where the function is defined, in the flow around it, as the
@@ -347,10 +347,69 @@ impl<'a> Checker<'a, '_> {
         if self.function.passes_on || self.function.forwards {
             self.note_passing();
         }
+        self.note_looked_params(def);
         self.function = outer;
         self.scopes.pop();
         self.class_body = owner;
         self.qualname.pop();
+    }
+}
+
+impl Checker<'_, '_> {
+    /// The module-level function `def`'s positional device parameters, as the file's summary
+    /// lists them.
+    fn own_device_params(&self, def: &ast::StmtFunctionDef) -> Vec<(CompactString, bool)> {
+        if self.qualname.len() != 1 || self.device_params.is_empty() {
+            return Vec::new();
+        }
+        let path = format!("{}.{}", self.module, def.name);
+        let positional: Vec<&ast::ParameterWithDefault> = def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args)
+            .collect();
+        (self.device_params.iter())
+            .filter(|(function, _, _)| *function == path)
+            .filter_map(|(_, at, _)| positional.get(*at))
+            .map(|parameter| (parameter.parameter.name.as_str().into(), false))
+            .collect()
+    }
+
+    /// A device parameter of the function read where a value is looked at.
+    fn look_at_param(&mut self, expr: &Expr) {
+        if let Expr::Name(name) = expr
+            && let Some(param) = (self.function.device_params.iter_mut())
+                .find(|(param, _)| param == name.id.as_str())
+        {
+            param.1 = true;
+        }
+    }
+
+    /// When the module-level function `def` ends: the device parameters it looked at, in the
+    /// file's summary.
+    fn note_looked_params(&mut self, def: &ast::StmtFunctionDef) {
+        if !self
+            .function
+            .device_params
+            .iter()
+            .any(|(_, looked)| *looked)
+        {
+            return;
+        }
+        let path = format!("{}.{}", self.module, def.name);
+        let positional: Vec<&str> = (def.parameters.posonlyargs.iter())
+            .chain(&def.parameters.args)
+            .map(|parameter| parameter.parameter.name.as_str())
+            .collect();
+        for (function, at, looked) in &mut self.device_params {
+            if *function == path
+                && let Some(name) = positional.get(*at)
+            {
+                *looked |= (self.function.device_params.iter())
+                    .any(|(param, seen)| *seen && param == name);
+            }
+        }
     }
 }
 
@@ -670,9 +729,18 @@ impl Checker<'_, '_> {
     }
 
     fn expr(&mut self, expr: &Expr) {
+        if self.looking > 0 && !self.function.device_params.is_empty() {
+            self.look_at_param(expr);
+        }
         match expr {
             Expr::Call(call) => self.call_expr(call),
-            Expr::Attribute(_) => {
+            Expr::Attribute(attribute) => {
+                // `device.type`: the function looks at the device its caller passed.
+                if matches!(attribute.attr.as_str(), "type" | "index")
+                    && !self.function.device_params.is_empty()
+                {
+                    self.look_at_param(&attribute.value);
+                }
                 // An API used as a value (`fn = torch.cuda.set_device`, the legacy tensor type
                 // converted to: `imgs.type(torch.cuda.HalfTensor)`).
                 if let Some(path) = self.resolve(expr)

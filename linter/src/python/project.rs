@@ -46,9 +46,10 @@ pub struct Asked {
     pub(crate) programs: Option<(String, String, bool)>,
     /// Names looked up in glob-imported modules (`module`, `name`).
     pub(crate) imported: FxHashSet<(String, String)>,
-    /// Paths asked whether they name a device chooser, and whether it (or another function)
-    /// may return what its caller passed.
+    /// Paths asked whether they name a device chooser.
     pub(crate) chooses: FxHashSet<String>,
+    /// Paths asked whether they name a function that may return what its caller passed.
+    pub(crate) forwards: FxHashSet<String>,
     /// Functions asked whether a positional parameter is a device (path, place), and whether
     /// they look at it.
     pub(crate) takes_device: FxHashSet<(String, usize)>,
@@ -203,8 +204,11 @@ impl Project {
                 let key = format!("{}|{}", file.folder, file.module);
                 project.programs.insert(key, program);
             }
-            // Each path and the modules above it: `import pkg.a.b` imports `pkg.a` too.
-            for path in &file.summary.imported {
+            // Each path and the modules above it: `import pkg.a.b` imports `pkg.a` too. A
+            // package's `__main__.py` is its program: what it imports to run (`from .cli import
+            // main`) still starts the program where it is defined.
+            let program_main = file.module == "__main__" || file.module.ends_with(".__main__");
+            for path in file.summary.imported.iter().filter(|_| !program_main) {
                 for (end, _) in path.match_indices('.') {
                     project.imported_paths.insert(path[..end].into());
                 }
@@ -323,7 +327,13 @@ impl Project {
             chooses: asked
                 .chooses
                 .iter()
-                .map(|path| (self.chooses(path), self.passes_on(path)))
+                .map(|path| {
+                    let chooses = self.chooses(path);
+                    (chooses, chooses && self.passes_on(path))
+                })
+                .collect(),
+            forwards: (asked.forwards.iter())
+                .map(|path| self.passes_on(path))
                 .collect(),
             takes_device: asked
                 .takes_device
@@ -360,6 +370,7 @@ pub struct Answers {
     programs: Option<bool>,
     imported: Vec<Option<String>>,
     chooses: Vec<(bool, bool)>,
+    forwards: Vec<bool>,
     takes_device: Vec<(bool, bool)>,
     imported_elsewhere: Vec<bool>,
     unimported: Vec<bool>,

@@ -515,15 +515,9 @@ pub(crate) fn peel_not(expr: &Expr) -> &Expr {
 
 /// The module's functions that take a device positionally (`def generate(model, params,
 /// device)`): each as `module.function` with the parameter's place among a call's positional
-/// arguments, and whether the function looks at it (compares it, reports it, reads its
-/// `.type`: `def select_device(device): ... logger.info(...)`, as `looks` says of its body),
-/// so that a device chosen by availability and passed there is looked at. A parameter is a
-/// device by its name: `device`, `dev`, or `..._device`.
-pub(crate) fn device_params(
-    body: &[Stmt],
-    module: &str,
-    looks: impl Fn(&[Stmt], &str) -> bool,
-) -> Vec<(String, usize, bool)> {
+/// arguments, and whether the function looks at it (false here; the checker marks it as it
+/// walks the function). A parameter is a device by its name: `device`, `dev`, or `..._device`.
+pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize, bool)> {
     let mut found = Vec::new();
     if module.is_empty() {
         return found;
@@ -540,8 +534,7 @@ pub(crate) fn device_params(
         for (at, parameter) in positional.enumerate() {
             let name = parameter.parameter.name.as_str();
             if matches!(name, "device" | "dev") || name.ends_with("_device") {
-                let looked = looks(&def.body, name);
-                found.push((format!("{module}.{}", def.name), at, looked));
+                found.push((format!("{module}.{}", def.name), at, false));
             }
         }
     }

@@ -298,21 +298,25 @@ impl<'a> Checker<'a, '_> {
     /// Whether `path` names a device chooser: of the project, or of this file above (in the
     /// first pass, before the project knows them, a chooser calling one).
     pub(crate) fn chooses(&self, path: &str) -> bool {
-        self.ask(path);
+        {
+            let asked = &mut self.asked.borrow_mut().chooses;
+            if !asked.contains(path) {
+                asked.insert(path.to_owned());
+            }
+        }
         self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
     }
 
     /// Whether `path` names a function that may hand back what its caller passed: of the
     /// project, or of this file above.
     fn forwards(&self, path: &str) -> bool {
-        self.ask(path);
-        self.project.passes_on(path) || self.passing.iter().any(|known| known == path)
-    }
-
-    fn ask(&self, path: &str) {
-        let asked = &mut self.asked.borrow_mut().chooses;
+        if self.passing.iter().any(|known| known == path) {
+            return true;
+        }
+        let asked = &mut self.asked.borrow_mut().forwards;
         if !asked.contains(path) {
             asked.insert(path.to_owned());
         }
+        self.project.passes_on(path)
     }
 }
