@@ -376,13 +376,24 @@ impl Checker<'_, '_> {
             .collect()
     }
 
-    /// A device parameter of the function read where a value is looked at.
+    /// A device parameter of the function, or a flag bound to an availability check, read
+    /// where a value is looked at (`print(f"USE_CUDA SET TO: {use_cuda}")`).
     fn look_at_param(&mut self, expr: &Expr) {
-        if let Expr::Name(name) = expr
-            && let Some(param) = (self.function.device_params.iter_mut())
-                .find(|(param, _)| param == name.id.as_str())
+        let Expr::Name(name) = expr else {
+            return;
+        };
+        if let Some(param) =
+            (self.function.device_params.iter_mut()).find(|(param, _)| param == name.id.as_str())
         {
             param.1 = true;
+        }
+        if let Some(flag) = self
+            .function
+            .flow
+            .availability_flags
+            .get_mut(name.id.as_str())
+        {
+            flag.2 = true;
         }
     }
 
@@ -506,8 +517,12 @@ impl Checker<'_, '_> {
                     (false, false) => self.visit_expr(&assign.value),
                 }
                 for target in &assign.targets {
-                    if !matches!(target, Expr::Name(_)) {
-                        self.visit_expr(target);
+                    match target {
+                        Expr::Name(_) => {}
+                        // `torch.cuda.current_device = torch.xpu.current_device` replaces the
+                        // attribute (a monkeypatch): only what it is set on is read.
+                        Expr::Attribute(attribute) => self.visit_expr(&attribute.value),
+                        other => self.visit_expr(other),
                     }
                 }
                 self.assign(&assign.targets, &assign.value);
@@ -729,7 +744,7 @@ impl Checker<'_, '_> {
     }
 
     fn expr(&mut self, expr: &Expr) {
-        if self.looking > 0 && !self.function.device_params.is_empty() {
+        if self.looking > 0 {
             self.look_at_param(expr);
         }
         match expr {

@@ -151,7 +151,13 @@ impl<'a> Checker<'a, '_> {
         let Expr::If(choice) = expr else {
             return None;
         };
-        let check = self.availability_check(&choice.test)?;
+        let Some(check) = self.availability_check(&choice.test) else {
+            // `args.device if args.device is not None else "cuda" if ... else "cpu"`: the
+            // caller's, or the choice in a branch.
+            return self
+                .fallback(&choice.orelse)
+                .or_else(|| self.fallback(&choice.body));
+        };
         let cpu = |e: &Expr| self.device_of(e).as_deref() == Some("cpu");
         // `map_location="cpu" if not torch.cuda.is_available() else None` only lets a
         // checkpoint load without a GPU: no GPU is chosen.
