@@ -177,9 +177,46 @@ impl<'a> Checker<'_, 'a> {
                     self.closure_params = Some(vec![scope]);
                     self.visit_expr_closure(body);
                 }
+                (Role::TensorConstructor { device }, _)
+                    if *device == index && self.default_device_argument(arg) => {}
                 _ => self.visit_expr(arg),
             }
         }
+    }
+
+    /// `Tensor::ones(shape, &Default::default())` in a file that uses burn: the argument's
+    /// type is the backend's device, so `Default::default()` is its default device.
+    fn default_device_argument(&mut self, arg: &Expr) -> bool {
+        let value = match arg {
+            Expr::Reference(reference) => &*reference.expr,
+            other => other,
+        };
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        let Expr::Path(func) = &*call.func else {
+            return false;
+        };
+        let is_default = call.args.is_empty()
+            && matches!(
+                self.sem.resolve(&func.path),
+                Resolution::Path { path, .. } if path.join("::") == "std::default::Default::default"
+            );
+        let Some((path, entry)) = is_default.then(|| self.sem.burn_default()).flatten() else {
+            return false;
+        };
+        self.use_api(ApiUse {
+            entry,
+            path,
+            shown: shown(&func.path),
+            span: range(func.span()),
+            as_value: false,
+            literal_ordinal: None,
+            after_bind: false,
+            helper: None,
+            chooser: None,
+        });
+        true
     }
 
     /// `let d: B::Device = Default::default();` and `let d: Device = Default::default();`.
