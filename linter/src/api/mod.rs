@@ -118,6 +118,10 @@ pub struct Entry {
     /// Whether the linter made the entry for a function of the linted workspace that chooses
     /// a device for its callers (see [`Api::with_choosers`]).
     pub chooser: bool,
+    /// Whether the call also makes the context of the device it is given or opens current on
+    /// the calling thread (cudarc's `CudaDevice::new`, `CudaBlas::new`): what the function does
+    /// after it runs on that device.
+    pub binds_context: bool,
 }
 
 impl Entry {
@@ -202,6 +206,8 @@ pub struct RawEntry {
     may_fall_back: bool,
     #[serde(default)]
     transfers: bool,
+    #[serde(default)]
+    binds_context: bool,
     #[serde(default)]
     returns: Option<String>,
     #[serde(default)]
@@ -327,6 +333,11 @@ impl RawEntry {
                 ),
             ),
             ("transfers", self.transfers, role == Role::CurrentDeviceUser),
+            (
+                "binds_context",
+                self.binds_context,
+                matches!(role, Role::ExplicitDevice { .. } | Role::Constructor),
+            ),
         ];
         if let Some((field, ..)) = given.iter().find(|(_, given, used)| *given && !used) {
             return Err(format!(
@@ -342,6 +353,7 @@ impl RawEntry {
             note: self.note,
             builtin,
             chooser: false,
+            binds_context: self.binds_context,
         })
     }
 }
@@ -693,6 +705,7 @@ impl Api {
                 note: Some(chooses.clone()),
                 builtin: false,
                 chooser: true,
+                binds_context: false,
             };
             let name = chooser.path.rsplit("::").next().unwrap_or_default();
             api.items_end.after_anything.insert(name);

@@ -1,5 +1,6 @@
 //! The current context: a function that makes a context current itself (`bind_to_thread`,
-//! `set_current`) has chosen the device for what follows in it, so a later use of "whatever is
+//! `set_current`, or a call that binds the device it opens or is given: `CudaDevice::new(i)`,
+//! `CudaBlas::new(device)`) has chosen the device for what follows in it, so a later use of "whatever is
 //! current" is its own choice. A private helper that uses the current context without binding
 //! one is right when every caller in the crate binds one before calling it: each such use names
 //! its helper, and once every file is walked, the files of the crate that mention a helper are
@@ -35,7 +36,7 @@ pub(super) fn on_api_use<'a>(state: &mut State, use_: ApiUse<'a>) -> ApiUse<'a> 
     let helper = (*role == Role::CurrentDeviceUser && !after_bind)
         .then(|| state.helper.clone())
         .flatten();
-    state.binds |= *role == Role::SetCurrentDevice;
+    state.binds |= *role == Role::SetCurrentDevice || use_.entry.binds_context;
     ApiUse {
         after_bind,
         helper,
