@@ -412,6 +412,14 @@ impl<'a> Checker<'a, '_> {
         value: &Expr,
         shown_int: impl FnOnce(u64) -> String,
     ) -> Option<String> {
+        // `device=str(device)` (for an API that takes only strings): the same device.
+        if let Expr::Call(call) = value
+            && matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
+            && let [inner] = &*call.arguments.args
+            && call.arguments.keywords.is_empty()
+        {
+            return self.device_argument(inner, shown_int);
+        }
         if let Some((choice, shown, span)) = self.device_literal(value) {
             // A `torch.device(...)` here, also as the branch of a conditional that chose, is
             // reported where it is built, as the call is walked.
