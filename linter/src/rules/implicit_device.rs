@@ -9,10 +9,13 @@ declare_rule! {
     /// Flags code outside entry points that lets something other than its caller choose the
     /// device: a default or "best available" device (tch `Device::cuda_if_available()`, also
     /// passed as a function value, `FLOAT_CUDA`-style constants, burn's `Device::default()`,
-    /// `B::Device::default()` and `WgpuDevice::DefaultDevice`), or a call that acts on whatever
-    /// device is current (the runtime's `implicit::current_device()` and `Tensor::cuda()`,
-    /// cudarc calls that allocate, load or synchronize in the current context). A call that only
-    /// reports the current context's memory (`mem_get_info`) places nothing and is not flagged.
+    /// `B::Device::default()`, `Default::default()` where a burn tensor's device goes and
+    /// `WgpuDevice::DefaultDevice`), or a call that acts on whatever device is current (the
+    /// runtime's `implicit::current_device()` and `Tensor::cuda()`, cudarc calls that allocate,
+    /// load or synchronize in the current context, unless the function made a context current
+    /// before: `bind_to_thread`, or a call that binds the device it opens or is given,
+    /// `CudaContext::new(i)`, `CudaBlas::new(device)`). A call that only reports the current
+    /// context's memory (`mem_get_info`) places nothing and is not flagged.
     ///
     /// ## Why is this bad?
     /// A library that picks its own device puts every job on GPU 0, or follows whatever some
@@ -37,7 +40,8 @@ declare_rule! {
     ///
     /// A function of the workspace that returns a device it chose itself to callers who pass
     /// none (`fn best_device() -> Result<Device>` around `Device::new_cuda(0)` or
-    /// `cuda_if_available`) is such a chooser too: its calls are flagged, and so are the calls
+    /// `cuda_if_available`; one that takes a device, by its type or a parameter named for one,
+    /// is its caller's choice) is such a chooser too: its calls are flagged, and so are the calls
     /// of functions that return what it chose, up to four calls deep.
     ///
     /// ## In Python
@@ -64,7 +68,13 @@ declare_rule! {
     /// device and is not flagged, nor is a device only asked about
     /// (`torch.cuda.get_device_properties("cuda")`, `mem_get_info`), where nothing is placed.
     /// A method of the class that returns a device it chose (`self.pick_device()`) is followed
-    /// like a function; so is `getattr(torch, device_type).current_device()`.
+    /// like a function; so is `getattr(torch, device_type).current_device()`, a GPU returned once
+    /// an availability check found one (`return f"cuda:{local_rank}"`), a conversion that hands
+    /// back the device it is given (`int_to_device(torch.cuda.current_device())`), a device a
+    /// chooser writes and builds (`device = "cuda"`, then `return torch.device(device)`, flagged
+    /// where it is written), and a class field whose default is a device (`device: str = "cuda"`
+    /// in a dataclass). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
+    /// monkeypatch) uses nothing.
     ///
     /// ## Known limits
     /// Only calls the resolver can tie to a known API, or to such a function, are seen: in Rust,

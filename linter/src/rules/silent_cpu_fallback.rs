@@ -29,10 +29,15 @@ declare_rule! {
     ///
     /// ## In Python
     /// `"cuda" if torch.cuda.is_available() else "cpu"` (also inside
-    /// `torch.device(...)`, an `if` that binds or returns the device in its branches, or a
-    /// branch that moves a model to the GPU, `if torch.cuda.is_available(): model =
+    /// `torch.device(...)`, behind the caller's device (`device or ...`, `args.device if ...
+    /// else ...`), tested through a flag bound to the check (`use_cuda = not no_cuda and
+    /// torch.cuda.is_available()`), an `if` that binds or returns the device in its branches,
+    /// or a branch that moves a model to the GPU, `if torch.cuda.is_available(): model =
     /// model.cuda()`, with no branch that says or stops) whose result the function never
-    /// compares, asserts, logs, prints or reads `.type` of:
+    /// compares, asserts, logs, prints or reads `.type` of, nor hands to a function that does
+    /// (a project function that looks at its device parameter, Lightning's `Trainer` and
+    /// `Fabric`, which report their accelerator). A library module's variable chosen so at
+    /// import is read by the modules that import it, and flagged:
     /// ```python
     /// device = "cuda" if torch.cuda.is_available() else "cpu"
     /// model.to(device)
@@ -45,8 +50,9 @@ declare_rule! {
     /// ```
     ///
     /// ## Known limits
-    /// A result passed to another function is taken as unchecked; mentioning the variable in
-    /// any macro (a log line, an assertion) counts as looking at it.
+    /// In Rust, a result passed to another function is taken as unchecked; mentioning the
+    /// variable in any macro (a log line, an assertion) counts as looking at it. In Python, a
+    /// flag printed or branched on before the choice counts as looking at it.
     pub(crate) static SILENT_CPU_FALLBACK = ("silent_cpu_fallback", Allow, Some(check));
 }
 
