@@ -221,12 +221,31 @@ impl<'a> Checker<'a, '_> {
         if !flags.is_empty() {
             flags.remove(name);
         }
-        if !matches!(value, Expr::Call(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) {
+        if !self.mentions_availability(value) {
             return;
         }
         if let Some((shown, span)) = self.availability_check(value) {
             let flags = &mut self.function.flow.availability_flags;
             flags.insert(name.to_owned(), (shown, span, false));
+        }
+    }
+
+    /// Whether a condition calls something named as an availability check ends
+    /// (`is_available`, `device_count`), before anything is resolved.
+    fn mentions_availability(&self, value: &Expr) -> bool {
+        match value {
+            Expr::Call(call) => {
+                let last = last_name(&call.func);
+                (self.api.names.availability.iter())
+                    .any(|check| check.rsplit('.').next() == Some(last))
+            }
+            Expr::BoolOp(conditions) => conditions
+                .values
+                .iter()
+                .any(|v| self.mentions_availability(v)),
+            Expr::UnaryOp(unary) => self.mentions_availability(&unary.operand),
+            Expr::Compare(compare) => self.mentions_availability(&compare.left),
+            _ => false,
         }
     }
 

@@ -639,12 +639,13 @@ impl<'a> Checker<'a, '_> {
             other => Some(other),
         };
         let held = from.and_then(|from| self.pending_of(from)).cloned();
-        let built = self.built_device(value);
+        // Read before the name's old value goes (`device = torch.device(device)`).
+        let built_from_held = held.is_some() && self.built_device(value);
         // Kept in an attribute that says device, for other modules to place with.
         let escapes = file
             && name.contains('.')
             && says_device(name)
-            && (matches!(value, Expr::Call(_)) || built);
+            && (matches!(value, Expr::Call(_)) || built_from_held || self.built_device(value));
         // A new value replaces what the name held, wherever it was kept; an attribute set in
         // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
         // may hold either. What an attribute held for other modules is reported before it goes.
@@ -678,7 +679,7 @@ impl<'a> Checker<'a, '_> {
                 // Through a name as it is (`torch.device(device)`), not a string built from it
                 // (`f"{accelerator}:{local_rank}"`, which adds an index).
                 pending.escapes |= escapes && from.and_then(dotted).is_some();
-                pending.built |= built;
+                pending.built |= built_from_held;
                 match file {
                     true => self.file_pending.insert(name.to_owned(), pending),
                     false => self.function.flow.pending.insert(name.to_owned(), pending),
@@ -694,6 +695,7 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         self.hold(name, choice, shown, span, false, file);
+        let built = self.built_device(value);
         let held = match file {
             true => self.file_pending.get_mut(name),
             false => self.function.flow.pending.get_mut(name),
