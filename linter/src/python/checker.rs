@@ -31,7 +31,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    package_of, range, root, string,
+    last_name, package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -199,6 +199,14 @@ impl<'a> Checker<'a, '_> {
                         self.set_env(variable.to_owned(), range(target));
                     }
                 }
+                // `kwargs["device_map"] = {"": get_current_device()}`: as `device_map = {...}`.
+                Expr::Subscript(subscript)
+                    if string(&subscript.slice).is_some_and(|key| key.ends_with("device_map")) =>
+                {
+                    if let Expr::Dict(map) = value {
+                        self.device_map(map);
+                    }
+                }
                 // `device_map["vision_model"] = 0`: that module's device.
                 Expr::Subscript(subscript)
                     if dotted(&subscript.value).is_some_and(|map| map.ends_with("device_map")) =>
@@ -207,7 +215,9 @@ impl<'a> Checker<'a, '_> {
                 }
                 // `device_map = {"transformer.embedding": 0, ...}`: each module's device, as
                 // where the map is passed.
-                Expr::Name(name) if name.id.ends_with("device_map") && value.is_dict_expr() => {
+                Expr::Name(_) | Expr::Attribute(_)
+                    if value.is_dict_expr() && last_name(target).ends_with("device_map") =>
+                {
                     if let Expr::Dict(map) = value {
                         self.device_map(map);
                     }
@@ -262,6 +272,7 @@ impl<'a> Checker<'a, '_> {
                         self.function.from_caller.push(name.as_str().into());
                     }
                     self.bound_availability(&name, value);
+                    self.bind_gpu_name(&name, value);
                     self.bound_fallback(name, value);
                 }
                 Expr::Attribute(_) => {
@@ -290,7 +301,8 @@ impl<'a> Checker<'a, '_> {
         let state = FnState {
             in_entry: self.function.in_entry
                 || configured
-                || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str())),
+                || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str()))
+                || (owner.is_some() && self.entries.methods.contains(def.name.as_str())),
             method_of: owner.clone().or_else(|| self.function.method_of.clone()),
             from_caller: def
                 .parameters
@@ -768,6 +780,27 @@ impl Checker<'_, '_> {
                 {
                     self.api_event(entry, &path, range(expr), true);
                     return;
+                }
+                visitor::walk_expr(self, expr);
+            }
+            // `(torch.BoolTensor, torch.cuda.BoolTensor)`: a tuple of types only an `isinstance`
+            // can use, named, not converted to.
+            Expr::Tuple(tuple)
+                if tuple.len() > 1 && tuple.iter().all(|e| matches!(e, Expr::Attribute(_))) =>
+            {
+                self.typing += 1;
+                visitor::walk_expr(self, expr);
+                self.typing -= 1;
+            }
+            // `{"device_map": {"": get_current_device()}, ...}` (keyword arguments to be).
+            Expr::Dict(dict) => {
+                for item in dict.iter() {
+                    if let (Some(key), Expr::Dict(map)) =
+                        (item.key.as_ref().and_then(string), &item.value)
+                        && key.ends_with("device_map")
+                    {
+                        self.device_map(map);
+                    }
                 }
                 visitor::walk_expr(self, expr);
             }

@@ -121,6 +121,16 @@ impl<'a> Checker<'a, '_> {
 
     /// A `device_map` dict (transformers, accelerate): each value is a module's device.
     pub(crate) fn device_map(&mut self, map: &ast::ExprDict) {
+        // Keyed by devices (`{"cuda": "cuda", "npu": "dlinfer"}`), it maps devices to something
+        // else: no module's placement.
+        let by_device = map.iter().any(|item| {
+            item.key.as_ref().and_then(string).is_some_and(|key| {
+                key == "cuda" || key == "cpu" || placement_device_name::parse(key).is_ok()
+            })
+        });
+        if by_device {
+            return;
+        }
         for item in map.iter() {
             let shown = |ordinal| format!("device_map={{...: {ordinal}}}");
             self.device_argument(&item.value, shown);

@@ -99,6 +99,15 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn returns_chosen(&self, value: &Expr, before: usize) -> bool {
+        // `return accelerator or torch.device("cpu")`: what it chose, or the CPU.
+        if let Expr::BoolOp(or) = value
+            && or.op == ast::BoolOp::Or
+        {
+            return or
+                .values
+                .iter()
+                .any(|value| self.returns_chosen(value, before));
+        }
         self.device_literal(value).is_some()
             || dotted(value).is_some_and(|name| {
                 self.function.flow.pending.contains_key(&name)
@@ -113,9 +122,27 @@ impl<'a> Checker<'a, '_> {
 
     /// `if torch.cuda.is_available(): return f"cuda:{local_rank}"`: a GPU the function picked
     /// (its index from the environment or the process group, not from its caller) once it found
-    /// one available.
+    /// one available; or a name bound so in such a branch (`device = "cuda:{}".format(rank)`,
+    /// then `return torch.device(device)`).
     fn gpu_when_available(&self, value: &Expr) -> bool {
-        if self.function.checked_branch.is_none() || self.reads_from_caller(value) {
+        let held = |value: &Expr| {
+            matches!(value, Expr::Name(name)
+                if self.function.flow.gpu_names.contains(name.id.as_str()))
+        };
+        let in_branch = self.function.checked_branch.is_some();
+        match value {
+            Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => call
+                .arguments
+                .find_argument_value("type", 0)
+                .is_some_and(|kind| held(kind) || (in_branch && self.names_gpu(kind))),
+            value => held(value) || (in_branch && self.names_gpu(value)),
+        }
+    }
+
+    /// Whether a value written here names a GPU without taking it from the caller: `"cuda"`,
+    /// `f"cuda:{rank}"`, `"cuda:{}".format(rank)`, `torch.device("cuda", index)`.
+    pub(crate) fn names_gpu(&self, value: &Expr) -> bool {
+        if self.reads_from_caller(value) {
             return false;
         }
         let cuda = |text: &str| text == "cuda" || text.starts_with("cuda:");
@@ -124,12 +151,31 @@ impl<'a> Checker<'a, '_> {
                 matches!(first, ast::InterpolatedStringElement::Literal(text)
                     if cuda(&text.value))
             }),
-            Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => call
-                .arguments
-                .find_argument_value("type", 0)
-                .and_then(string)
-                .is_some_and(cuda),
-            _ => false,
+            Expr::Call(call) => match &*call.func {
+                Expr::Attribute(method) if method.attr.as_str() == "format" => {
+                    string(&method.value).is_some_and(cuda)
+                }
+                _ if self.resolves_to(&call.func, "torch.device") => call
+                    .arguments
+                    .find_argument_value("type", 0)
+                    .is_some_and(|kind| self.names_gpu(kind)),
+                _ => false,
+            },
+            other => string(other).is_some_and(cuda),
+        }
+    }
+
+    /// `name = value` in a branch an availability check chose: a GPU the function picked, for
+    /// [`Self::gpu_when_available`].
+    pub(crate) fn bind_gpu_name(&mut self, name: &str, value: &Expr) {
+        // The other branches of the chain (`else: device = "cpu"`) keep it: it may be returned.
+        let in_branch = self.function.checked_branch.is_some();
+        let picked = in_branch && self.names_gpu(value);
+        let names = &mut self.function.flow.gpu_names;
+        if picked {
+            names.insert(name.into());
+        } else if !in_branch && !names.is_empty() {
+            names.remove(name);
         }
     }
 

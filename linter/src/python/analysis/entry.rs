@@ -189,6 +189,9 @@ pub(crate) fn is_main_guard(test: &Expr) -> bool {
 pub(crate) struct EntryPoints {
     pub(crate) main_guard: bool,
     pub(crate) functions: FxHashSet<String>,
+    /// Methods of the module's classes handed to a launcher (`Process(target=self._main_loop)`):
+    /// where a worker starts.
+    pub(crate) methods: FxHashSet<String>,
     /// Other modules' functions this one hands to a launcher, by dotted path.
     pub(crate) launched_elsewhere: Vec<String>,
 }
@@ -236,9 +239,10 @@ impl EntryPoints {
             for def in defs.values() {
                 imports.extend(Scope::imports_of(&def.body, &package));
             }
-            let (here, elsewhere) = launched(body, &imports, cx.api);
-            pending.extend(here.into_iter().map(|name| (name, false)));
-            found.launched_elsewhere = elsewhere;
+            let launches = launched(body, &imports, cx.api);
+            pending.extend(launches.functions.into_iter().map(|name| (name, false)));
+            found.methods.extend(launches.methods);
+            found.launched_elsewhere = launches.elsewhere;
         }
         // This module's functions that other modules hand to a launcher.
         for module in module_names(cx) {
@@ -368,11 +372,12 @@ fn through_imports(imports: &Imports, expr: &Expr) -> Option<compact_str::Compac
 
 /// The functions handed to a process or thread launcher anywhere in the module: this module's,
 /// by name, and other modules' (`mpu.run`), by their dotted paths.
-pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<String>, Vec<String>) {
+pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Launched {
     struct Launches<'i> {
         imports: &'i Imports,
         api: &'i Api,
         targets: Vec<String>,
+        methods: Vec<String>,
         elsewhere: Vec<String>,
     }
     impl<'a> Visitor<'a> for Launches<'_> {
@@ -424,6 +429,13 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<Stri
                     });
                 match target {
                     Some(Expr::Name(name)) => self.targets.push(name.id.to_string()),
+                    // A method of the instance (`target=self._main_loop`).
+                    Some(Expr::Attribute(method))
+                        if matches!(&*method.value, Expr::Name(owner)
+                            if matches!(owner.id.as_str(), "self" | "cls")) =>
+                    {
+                        self.methods.push(method.attr.to_string());
+                    }
                     // Another module's function (`mpu.run` of `import slowfast.utils.
                     // multiprocessing as mpu`): that module's entry point.
                     Some(other) => {
@@ -441,8 +453,23 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> (Vec<Stri
         imports,
         api,
         targets: Vec::new(),
+        methods: Vec::new(),
         elsewhere: Vec::new(),
     };
     visitor::walk_body(&mut launches, body);
-    (launches.targets, launches.elsewhere)
+    Launched {
+        functions: launches.targets,
+        methods: launches.methods,
+        elsewhere: launches.elsewhere,
+    }
+}
+
+/// What a module hands to process and thread launchers ([`launched`]).
+pub(crate) struct Launched {
+    /// Its own functions, by name.
+    pub(crate) functions: Vec<String>,
+    /// Methods of its classes, by name (`self._main_loop`).
+    pub(crate) methods: Vec<String>,
+    /// Other modules' functions, by dotted path.
+    pub(crate) elsewhere: Vec<String>,
 }

@@ -33,6 +33,9 @@ pub(crate) struct Flow {
     /// branched on it already (the program handles the machine without a GPU, so a device
     /// chosen by it after is no silent fallback).
     pub(crate) availability_flags: FxHashMap<String, (String, Range<usize>, bool)>,
+    /// Names bound, in a branch an availability check chose, to a GPU the function picked
+    /// (`device = "cuda:{}".format(local_rank)`).
+    pub(crate) gpu_names: FxHashSet<CompactString>,
     /// Names bound to a string literal, for `getattr(torch, name)`.
     pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
