@@ -317,7 +317,8 @@ impl<'a> Checker<'a, '_> {
             Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
             other => string(other).is_some(),
         };
-        written && self.device_of(value).is_some()
+        // `torch.device(f"cuda:{rank}")`: a GPU, whatever its index.
+        written && (self.device_of(value).is_some() || self.names_gpu(value))
     }
 
     /// A device returned from a branch an availability check chose (`if
