@@ -322,3 +322,27 @@ fn what_a_packages_main_module_imports_to_run_still_starts_the_program() {
     ]);
     assert_eq!(found, ["pkg/cli.py:5: implicit_device"]);
 }
+
+#[test]
+fn a_test_module_of_a_packages_api_is_library_code() {
+    // `pkg/apis/test.py` is a test by unittest's name pattern, and here a module of the
+    // package's API that its `__init__.py` re-exports.
+    let helper = "import torch\n\n\ndef collect_results(parts):\n    \
+                  return torch.tensor(parts, device=\"cuda\")\n";
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/apis/__init__.py",
+            "from .test import collect_results\n",
+        ),
+        ("pkg/apis/test.py", helper),
+    ]);
+    assert_eq!(found, ["pkg/apis/test.py:5: implicit_device"]);
+    // Not imported, it is a test file.
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/apis/__init__.py", ""),
+        ("pkg/apis/test.py", helper),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+}

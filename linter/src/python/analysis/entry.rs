@@ -74,6 +74,17 @@ impl FileRun {
         // imported module. `__main__.py` always runs.
         let by_folder =
             cx.role == FileRole::BinaryRoot && cx.module.rsplit('.').next() != Some("__main__");
+        // `pkg/apis/test.py` is a test by unittest's name pattern, and as often a module of the
+        // package's API (`single_gpu_test`, `collect_results`): a test file unless another module
+        // imports it. Outside a `tests` package.
+        let by_name = cx.role == FileRole::EntryFile
+            && cx.in_package
+            && cx.module.rsplit_once('.').is_some_and(|(package, name)| {
+                matches!(name, "test" | "tests")
+                    && !package
+                        .split('.')
+                        .any(|part| matches!(part, "test" | "tests"))
+            });
         let asks_programs =
             outside && (by_folder || matches!(cx.role, FileRole::Library | FileRole::BinaryModule));
         let runs = match cx.role {
@@ -91,6 +102,7 @@ impl FileRun {
             && !cx.is_init
             && !cx.module.is_empty()
             && (by_folder
+                || by_name
                 || (cx.role == FileRole::Library && does_work(body) && reads_command_line(body)));
         let program = match (asks_programs, package_script) {
             (true, _) => {
@@ -108,7 +120,9 @@ impl FileRun {
             }
             // A file its folder makes a program's, unless imported; a module of definitions
             // and work, a program's once no file is known to import it.
-            (false, true) if by_folder => !imported(cx, None, &mut asked.imported_elsewhere),
+            (false, true) if by_folder || by_name => {
+                !imported(cx, None, &mut asked.imported_elsewhere)
+            }
             (false, true) => unimported(cx, &mut asked.unimported),
             (false, false) => runs,
         };
