@@ -50,13 +50,14 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
             .filter(|name| sem.cx.api.is_device_type(name))
     };
     let returns = device(sem.type_of(output))?;
-    // A parameter of a device type, or one whose name says it is the caller's device
-    // (`fn get_device(device: &str)`, as in Python).
+    // A parameter of a device type, or one whose name says it is the caller's device or GPU
+    // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`).
     let takes_device = sig.inputs.iter().any(|input| match input {
         syn::FnArg::Typed(typed) => {
             device(sem.type_of(&typed.ty)).is_some()
                 || matches!(&*typed.pat, syn::Pat::Ident(name)
-                    if says_device(&name.ident.to_string()))
+                    if says_device(&name.ident.to_string())
+                        || says_ordinal(&name.ident.to_string()))
         }
         syn::FnArg::Receiver(_) => true,
     });
@@ -65,6 +66,12 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
         krate: sem.cx.crate_id,
         returns,
     })
+}
+
+/// Whether a parameter's name says it is a GPU's index (`gpu_id`, `ordinal`, `gpu_index`).
+fn says_ordinal(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.contains("gpu") || name.contains("ordinal")
 }
 
 /// Names the chooser a use chooses a device in: a literal ordinal anywhere but an entry point,
