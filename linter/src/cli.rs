@@ -17,7 +17,8 @@ use crate::report::human::Style;
 use crate::rules;
 use crate::rules::RULES;
 
-/// Lints device placement in Rust tensor programs (candle, tch, burn, cudarc, placement).
+/// Lints device placement in tensor programs: PyTorch code (`.py` files) and Rust (candle, tch,
+/// burn, cudarc, placement).
 ///
 /// Exit status: 0 when nothing is at `deny` level, 1 when something is, 2 when the run itself
 /// failed (bad arguments, configuration or paths, nothing to lint, or a file that a bug of the
