@@ -699,6 +699,9 @@ impl Checker<'_, '_> {
         }
         // What is passed to `print` or a logger is looked at.
         let reports = usize::from(self.reports_value(call, path.as_deref()));
+        // A device built where it is compared (`x.device != torch.device(f"cuda:{current}")`)
+        // is compared too.
+        let builds_device = path.as_deref() == Some("torch.device");
         // A choice handed to a function of the project that looks at its device
         // (`select_device("0" if torch.cuda.is_available() else "cpu")`) is looked at: the
         // places of such arguments.
@@ -722,7 +725,10 @@ impl Checker<'_, '_> {
         // nothing.
         let type_check = usize::from(matches!(&*call.func, Expr::Name(f)
             if matches!(f.id.as_str(), "isinstance" | "issubclass")));
-        let checking = std::mem::take(&mut self.checking);
+        let checking = match builds_device {
+            true => self.checking,
+            false => std::mem::take(&mut self.checking),
+        };
         self.typing += type_check;
         for (at, value) in call.arguments.args.iter().enumerate() {
             let looked = usize::from(at < 64 && looked_at & (1 << at) != 0);
