@@ -191,46 +191,23 @@ impl<'a> Checker<'_, 'a> {
             Expr::Reference(reference) => &*reference.expr,
             other => other,
         };
-        let Expr::Call(call) = value else {
+        let Some(func) = self.default_call(value) else {
             return false;
         };
-        let Expr::Path(func) = &*call.func else {
+        let Some(found) = self.sem.burn_default() else {
             return false;
         };
-        let is_default = call.args.is_empty()
-            && matches!(
-                self.sem.resolve(&func.path),
-                Resolution::Path { path, .. } if path.join("::") == "std::default::Default::default"
-            );
-        let Some((path, entry)) = is_default.then(|| self.sem.burn_default()).flatten() else {
-            return false;
-        };
-        self.use_api(ApiUse {
-            entry,
-            path,
-            shown: shown(&func.path),
-            span: range(func.span()),
-            as_value: false,
-            literal_ordinal: None,
-            after_bind: false,
-            helper: None,
-            chooser: None,
-        });
+        self.use_default(func, found);
         true
     }
 
     /// `let d: B::Device = Default::default();` and `let d: Device = Default::default();`.
     fn check_default_call(&mut self, ty: &Type, init: &Expr) {
-        let Expr::Call(call) = init else { return };
-        let Expr::Path(func) = &*call.func else {
+        let Some(func) = self.default_call(init) else {
             return;
         };
-        let is_default = matches!(
-            self.sem.resolve(&func.path),
-            Resolution::Path { path, .. } if path.join("::") == "std::default::Default::default"
-        );
         let Type::Path(declared) = ty else { return };
-        if !is_default || declared.qself.is_some() {
+        if declared.qself.is_some() {
             return;
         }
         let found = match self.sem.resolve(&declared.path) {
@@ -243,19 +220,40 @@ impl<'a> Checker<'_, 'a> {
             }
             _ => None,
         };
-        if let Some((path, entry)) = found {
-            self.use_api(ApiUse {
-                entry,
-                path,
-                shown: shown(&func.path),
-                span: range(func.span()),
-                as_value: false,
-                literal_ordinal: None,
-                after_bind: false,
-                helper: None,
-                chooser: None,
-            });
+        if let Some(found) = found {
+            self.use_default(func, found);
         }
+    }
+
+    /// The callee of `expr` when it is `Default::default()`.
+    fn default_call<'e>(&self, expr: &'e Expr) -> Option<&'e syn::ExprPath> {
+        let Expr::Call(call) = expr else {
+            return None;
+        };
+        let Expr::Path(func) = &*call.func else {
+            return None;
+        };
+        let is_default = call.args.is_empty()
+            && matches!(
+                self.sem.resolve(&func.path),
+                Resolution::Path { path, .. } if path.join("::") == "std::default::Default::default"
+            );
+        is_default.then_some(func)
+    }
+
+    /// The default device `found` chosen where `func` (`Default::default`) is called.
+    fn use_default(&mut self, func: &syn::ExprPath, (path, entry): (String, &'a Entry)) {
+        self.use_api(ApiUse {
+            entry,
+            path,
+            shown: shown(&func.path),
+            span: range(func.span()),
+            as_value: false,
+            literal_ordinal: None,
+            after_bind: false,
+            helper: None,
+            chooser: None,
+        });
     }
 
     /// The code in a macro call's body, walked where it is code.
