@@ -12,7 +12,7 @@ use crate::analysis::Event;
 use crate::python::checker::Checker;
 use compact_str::CompactString;
 
-use crate::python::semantic::{assigned_names, collect_names, dotted, peel, root};
+use crate::python::semantic::{assigned_names, collect_names, dotted, keyed, peel, root};
 
 /// A loop being walked.
 #[derive(Debug)]
@@ -23,31 +23,49 @@ pub(crate) struct Loop {
     /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): their
     /// transfers cannot be hoisted.
     pub(crate) moved_twice: FxHashSet<String>,
+    /// The dict items the loop stores into (`samples["x"] = ...`), as `samples["x"]`.
+    pub(crate) stored: FxHashSet<String>,
 }
 
-/// Receivers of more than one of `.cpu()`, `.cuda(...)` and `.to(...)` in a loop's body.
-pub(crate) fn moved_twice(body: &[Stmt]) -> FxHashSet<String> {
-    struct Moves(FxHashMap<String, usize>);
+/// What a loop's body does to receivers: those of more than one of `.cpu()`, `.cuda(...)` and
+/// `.to(...)`, and the dict items it stores into.
+pub(crate) fn moves_and_stores(body: &[Stmt]) -> (FxHashSet<String>, FxHashSet<String>) {
+    struct Moves(FxHashMap<String, usize>, FxHashSet<String>);
     impl<'a> Visitor<'a> for Moves {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            let targets: &[Expr] = match stmt {
+                Stmt::Assign(assign) => &assign.targets,
+                Stmt::AugAssign(assign) => std::slice::from_ref(&*assign.target),
+                _ => &[],
+            };
+            self.1.extend(targets.iter().filter_map(keyed));
+            visitor::walk_stmt(self, stmt);
+        }
+
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Call(call) = expr
                 && let Expr::Attribute(method) = &*call.func
                 && matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
-                && let Some(receiver) = dotted(peel(&method.value))
+                && let Some(receiver) = receiver_name(peel(&method.value))
             {
                 *self.0.entry(receiver).or_default() += 1;
             }
             visitor::walk_expr(self, expr);
         }
     }
-    let mut moves = Moves(FxHashMap::default());
+    let mut moves = Moves(FxHashMap::default(), FxHashSet::default());
     visitor::walk_body(&mut moves, body);
-    moves
-        .0
-        .into_iter()
+    let twice = (moves.0.into_iter())
         .filter(|(_, count)| *count > 1)
         .map(|(name, _)| name)
-        .collect()
+        .collect();
+    (twice, moves.1)
+}
+
+/// A receiver a loop can keep: a name, an attribute chain, or a dict's item by a literal key
+/// (`samples["gradcams"]`).
+fn receiver_name(receiver: &Expr) -> Option<String> {
+    dotted(receiver).or_else(|| keyed(receiver))
 }
 
 impl<'a> Checker<'a, '_> {
@@ -60,7 +78,7 @@ impl<'a> Checker<'a, '_> {
         let Some(frame) = self.function.loops.last() else {
             return;
         };
-        let Some(receiver_name) = dotted(receiver) else {
+        let Some(receiver_name) = receiver_name(receiver) else {
             return;
         };
         let invariant = |expr: &Expr| -> bool {
@@ -70,10 +88,16 @@ impl<'a> Checker<'a, '_> {
                 .iter()
                 .all(|name| !frame.assigned.contains(name.as_str()))
         };
-        let receiver_root = root(receiver).unwrap_or_default();
+        // Of a dict's item, the dict's (`batch` of `batch["input_ids"]`).
+        let receiver_root = match receiver {
+            Expr::Subscript(item) => root(&item.value),
+            other => root(other),
+        }
+        .unwrap_or_default();
         if frame.assigned.contains(receiver_name.as_str())
             || frame.assigned.contains(receiver_root)
             || frame.moved_twice.contains(&receiver_name)
+            || frame.stored.contains(&receiver_name)
             || !call.arguments.args.iter().all(&invariant)
             || !call.arguments.keywords.iter().all(|k| invariant(&k.value))
         {
@@ -105,11 +129,12 @@ impl<'a> Checker<'a, '_> {
             collect_names(target, &mut names);
             assigned.extend(names.into_iter().map(CompactString::from));
         }
-        let moved_twice = moved_twice(body);
+        let (moved_twice, stored) = moves_and_stores(body);
         self.function.loops.push(Loop {
             keyword,
             assigned: assigned.clone(),
             moved_twice,
+            stored,
         });
         if let Some(test) = test {
             self.visit_expr(test);
