@@ -118,7 +118,8 @@ pub(crate) struct FnState {
     pub(crate) passes_on: bool,
     /// Its positional device parameters ([`Summary::device_params`]) and whether it looks at
     /// each (compares it, reports it, asserts on it, reads its `.type`), marked as it is walked.
-    pub(crate) device_params: Vec<(CompactString, bool)>,
+    /// Each as its name, its place among the positional arguments, and whether it was looked at.
+    pub(crate) device_params: Vec<(CompactString, usize, bool)>,
     /// Whether it returns a parameter itself, or a device built from one (`return device`,
     /// `return torch.device(device)`): a conversion that hands back the device it was given.
     pub(crate) forwards: bool,
@@ -370,7 +371,7 @@ impl<'a> Checker<'a, '_> {
 impl Checker<'_, '_> {
     /// The module-level function `def`'s positional device parameters, as the file's summary
     /// lists them.
-    fn own_device_params(&self, def: &ast::StmtFunctionDef) -> Vec<(CompactString, bool)> {
+    fn own_device_params(&self, def: &ast::StmtFunctionDef) -> Vec<(CompactString, usize, bool)> {
         if self.qualname.len() != 1 || self.device_params.is_empty() {
             return Vec::new();
         }
@@ -383,8 +384,10 @@ impl Checker<'_, '_> {
             .collect();
         (self.device_params.iter())
             .filter(|(function, _, _)| *function == path)
-            .filter_map(|(_, at, _)| positional.get(*at))
-            .map(|parameter| (parameter.parameter.name.as_str().into(), false))
+            .filter_map(|(_, at, _)| {
+                let parameter = positional.get(*at)?;
+                Some((parameter.parameter.name.as_str().into(), *at, false))
+            })
             .collect()
     }
 
@@ -395,9 +398,9 @@ impl Checker<'_, '_> {
             return;
         };
         if let Some(param) =
-            (self.function.device_params.iter_mut()).find(|(param, _)| param == name.id.as_str())
+            (self.function.device_params.iter_mut()).find(|(param, _, _)| param == name.id.as_str())
         {
-            param.1 = true;
+            param.2 = true;
         }
         if let Some(flag) = self
             .function
@@ -412,26 +415,16 @@ impl Checker<'_, '_> {
     /// When the module-level function `def` ends: the device parameters it looked at, in the
     /// file's summary.
     fn note_looked_params(&mut self, def: &ast::StmtFunctionDef) {
-        if !self
-            .function
-            .device_params
-            .iter()
-            .any(|(_, looked)| *looked)
-        {
+        let looked: Vec<usize> = (self.function.device_params.iter())
+            .filter(|(_, _, seen)| *seen)
+            .map(|(_, at, _)| *at)
+            .collect();
+        if looked.is_empty() {
             return;
         }
         let path = format!("{}.{}", self.module, def.name);
-        let positional: Vec<&str> = (def.parameters.posonlyargs.iter())
-            .chain(&def.parameters.args)
-            .map(|parameter| parameter.parameter.name.as_str())
-            .collect();
-        for (function, at, looked) in &mut self.device_params {
-            if *function == path
-                && let Some(name) = positional.get(*at)
-            {
-                *looked |= (self.function.device_params.iter())
-                    .any(|(param, seen)| *seen && param == name);
-            }
+        for (function, at, seen) in &mut self.device_params {
+            *seen |= *function == path && looked.contains(at);
         }
     }
 }

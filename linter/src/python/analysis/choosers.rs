@@ -145,15 +145,11 @@ impl<'a> Checker<'a, '_> {
         if self.reads_from_caller(value) {
             return false;
         }
-        let cuda = |text: &str| text == "cuda" || text.starts_with("cuda:");
         match value {
-            Expr::FString(f) => f.value.elements().next().is_some_and(|first| {
-                matches!(first, ast::InterpolatedStringElement::Literal(text)
-                    if cuda(&text.value))
-            }),
+            Expr::FString(f) => starts_with_cuda(f),
             Expr::Call(call) => match &*call.func {
                 Expr::Attribute(method) if method.attr.as_str() == "format" => {
-                    string(&method.value).is_some_and(cuda)
+                    string(&method.value).is_some_and(is_cuda)
                 }
                 _ if self.resolves_to(&call.func, "torch.device") => call
                     .arguments
@@ -161,7 +157,7 @@ impl<'a> Checker<'a, '_> {
                     .is_some_and(|kind| self.names_gpu(kind)),
                 _ => false,
             },
-            other => string(other).is_some_and(cuda),
+            other => string(other).is_some_and(is_cuda),
         }
     }
 
@@ -319,14 +315,7 @@ impl<'a> Checker<'a, '_> {
         let builds = match value {
             Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
             // `f"cuda:{torch.cuda.current_device()}"`.
-            Expr::FString(f)
-                if f.value.elements().next().is_some_and(|first| {
-                    matches!(first, ast::InterpolatedStringElement::Literal(text)
-                        if text.value.starts_with("cuda"))
-                }) =>
-            {
-                true
-            }
+            Expr::FString(f) if starts_with_cuda(f) => true,
             _ => return false,
         };
         let span = range(value);
@@ -365,4 +354,16 @@ impl<'a> Checker<'a, '_> {
         }
         self.project.passes_on(path)
     }
+}
+
+/// `"cuda"` or `"cuda:..."`: a CUDA device written out (not `"cudagraph"`).
+fn is_cuda(text: &str) -> bool {
+    text == "cuda" || text.starts_with("cuda:")
+}
+
+/// `f"cuda:{index}"`: an f-string whose first part writes a CUDA device.
+fn starts_with_cuda(f: &ast::ExprFString) -> bool {
+    f.value.elements().next().is_some_and(|first| {
+        matches!(first, ast::InterpolatedStringElement::Literal(text) if is_cuda(&text.value))
+    })
 }

@@ -13,6 +13,14 @@ use crate::analysis::Event;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, last_name, peel, peel_not, range, string};
 
+/// The conditions a test joins (`a and b`), or the test itself.
+fn conditions(test: &Expr) -> &[Expr] {
+    match test {
+        Expr::BoolOp(conditions) => &conditions.values,
+        test => std::slice::from_ref(test),
+    }
+}
+
 /// Whether a body reports something to a person (a print, a log, a warning), not looking into
 /// nested functions.
 pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
@@ -176,10 +184,7 @@ impl<'a> Checker<'a, '_> {
     /// torch.cuda.is_available() else "cuda"`), or a count of GPUs (`torch.cuda.device_count()`,
     /// also against a number: `device_count() > 0`).
     pub(crate) fn availability_check(&self, test: &Expr) -> Option<(String, Range<usize>)> {
-        let tests: Vec<&Expr> = match test {
-            Expr::BoolOp(conditions) => conditions.values.iter().collect(),
-            test => vec![test],
-        };
+        let tests = conditions(test);
         let check = |call: &ast::ExprCall| {
             self.resolve(&call.func)
                 .is_some_and(|path| self.api.names.availability.contains(path.as_str()))
@@ -191,7 +196,7 @@ impl<'a> Checker<'a, '_> {
                 })
         };
         let flags = &self.function.flow.availability_flags;
-        tests.into_iter().find_map(|test| match peel_not(test) {
+        tests.iter().find_map(|test| match peel_not(test) {
             Expr::Call(call) => check(call),
             // `use_cuda = torch.cuda.is_available()` earlier: the flag is the check.
             Expr::Name(name) => match flags.get(name.id.as_str()) {
@@ -255,11 +260,7 @@ impl<'a> Checker<'a, '_> {
         if flags.is_empty() {
             return;
         }
-        let tests: &[Expr] = match test {
-            Expr::BoolOp(conditions) => &conditions.values,
-            test => std::slice::from_ref(test),
-        };
-        for test in tests {
+        for test in conditions(test) {
             if let Expr::Name(name) = peel_not(test)
                 && let Some(flag) = flags.get_mut(name.id.as_str())
             {

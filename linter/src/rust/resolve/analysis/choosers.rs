@@ -51,13 +51,20 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     };
     let returns = device(sem.type_of(output))?;
     // A parameter of a device type, or one whose name says it is the caller's device or GPU
-    // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`).
+    // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`); a flag
+    // (`use_gpu: bool`) leaves the function the choice.
     let takes_device = sig.inputs.iter().any(|input| match input {
         syn::FnArg::Typed(typed) => {
+            let Some(name) = (match &*typed.pat {
+                syn::Pat::Ident(name) => Some(name.ident.to_string()),
+                _ => None,
+            }) else {
+                return device(sem.type_of(&typed.ty)).is_some();
+            };
+            let written = type_name(&typed.ty);
             device(sem.type_of(&typed.ty)).is_some()
-                || matches!(&*typed.pat, syn::Pat::Ident(name)
-                    if says_device(&name.ident.to_string())
-                        || says_ordinal(&name.ident.to_string()))
+                || (says_device(&name) && written.as_deref() != Some("bool"))
+                || (says_ordinal(&name) && written.as_deref().is_some_and(is_integer))
         }
         syn::FnArg::Receiver(_) => true,
     });
@@ -66,6 +73,22 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
         krate: sem.cx.crate_id,
         returns,
     })
+}
+
+/// The last name of a written type, through references (`&str` → `str`, `u32`).
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(reference) => type_name(&reference.elem),
+        syn::Type::Path(path) => path.path.segments.last().map(|last| last.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn is_integer(name: &str) -> bool {
+    matches!(
+        name,
+        "usize" | "u8" | "u16" | "u32" | "u64" | "isize" | "i8" | "i16" | "i32" | "i64"
+    )
 }
 
 /// Whether a parameter's name says it is a GPU's index (`gpu_id`, `ordinal`, `gpu_index`).
