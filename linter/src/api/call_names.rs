@@ -35,6 +35,10 @@ pub struct CallNames {
     /// Calls that report a value to a person: passing the chosen device to one looks at it.
     #[serde(default)]
     pub reporting: FxHashSet<String>,
+    /// The last names of `availability`'s paths (`is_available`), kept by [`CallNames::extend`]
+    /// so that a call can be tried against them before its callee is resolved.
+    #[serde(skip)]
+    availability_ends: FxHashSet<String>,
 }
 
 impl CallNames {
@@ -49,7 +53,9 @@ impl CallNames {
             queries,
             data_parallel,
             reporting,
+            availability_ends: _,
         } = other;
+        (self.availability_ends).extend(availability.iter().map(|path| last_name(path).to_owned()));
         self.availability.extend(availability);
         self.factories.extend(factories);
         self.combining.extend(combining);
@@ -59,4 +65,13 @@ impl CallNames {
         self.data_parallel.extend(data_parallel);
         self.reporting.extend(reporting);
     }
+
+    /// Whether some availability check's path ends with `name`.
+    pub fn ends_availability(&self, name: &str) -> bool {
+        self.availability_ends.contains(name)
+    }
+}
+
+fn last_name(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
 }

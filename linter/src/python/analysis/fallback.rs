@@ -239,11 +239,7 @@ impl<'a> Checker<'a, '_> {
     /// (`is_available`, `device_count`), before anything is resolved.
     fn mentions_availability(&self, value: &Expr) -> bool {
         match value {
-            Expr::Call(call) => {
-                let last = last_name(&call.func);
-                (self.api.names.availability.iter())
-                    .any(|check| check.rsplit('.').next() == Some(last))
-            }
+            Expr::Call(call) => self.api.names.ends_availability(last_name(&call.func)),
             Expr::BoolOp(conditions) => conditions
                 .values
                 .iter()
