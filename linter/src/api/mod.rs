@@ -97,6 +97,10 @@ pub struct Chooser {
     pub krate: crate::source::CrateId,
     /// The device type it returns (`candle_core::Device`).
     pub returns: String,
+    /// The places of the parameters that take the caller's device as an `Option`
+    /// (`fn get_device(device_id: Option<usize>)`): it chooses only for a call that passes
+    /// `None` in each of them.
+    pub unless_given: Vec<usize>,
 }
 
 /// One entry of a table, typed: for a path (function, associated function, variant, constant)
@@ -122,6 +126,9 @@ pub struct Entry {
     /// the calling thread (cudarc's `CudaDevice::new`, `CudaBlas::new`): what the function does
     /// after it runs on that device.
     pub binds_context: bool,
+    /// For a chooser's entry, [`Chooser::unless_given`]: the calls that pass a device in
+    /// one of these places choose nothing.
+    pub unless_given: Vec<usize>,
 }
 
 impl Entry {
@@ -354,6 +361,7 @@ impl RawEntry {
             builtin,
             chooser: false,
             binds_context: self.binds_context,
+            unless_given: Vec::new(),
         })
     }
 }
@@ -706,12 +714,31 @@ impl Api {
                 builtin: false,
                 chooser: true,
                 binds_context: false,
+                unless_given: chooser.unless_given.clone(),
             };
             let name = chooser.path.rsplit("::").next().unwrap_or_default();
             api.items_end.after_anything.insert(name);
             api.add_item(chooser.path.clone(), entry);
         }
         api
+    }
+
+    /// What a device picked by hand the way `cuda_if_available` picks it means (a GPU when one
+    /// opens, the CPU otherwise: `Device::new_cuda(0).unwrap_or(Device::Cpu)`): an implicit
+    /// choice that may fall back.
+    pub fn best_available(&self) -> &'static Entry {
+        static BEST_AVAILABLE: std::sync::LazyLock<Entry> = std::sync::LazyLock::new(|| Entry {
+            role: Role::ImplicitDevice { fixed_device: None },
+            may_fall_back: true,
+            transfers: false,
+            returns: None,
+            note: Some("a GPU when one opens, else the CPU: the best available device".to_owned()),
+            builtin: true,
+            chooser: false,
+            binds_context: false,
+            unless_given: Vec::new(),
+        });
+        &BEST_AVAILABLE
     }
 
     /// Whether values of the type `ty` (a canonical path) are devices.

@@ -11,6 +11,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Item, Pat, Stmt, Token, Type};
 
 use super::FileContext;
+use super::analysis::best_available;
 use super::analysis::entry::is_cfg_test;
 use super::analysis::macros::{self, Body};
 use super::analysis::{Analyses, FnInfo};
@@ -20,6 +21,11 @@ use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{device_string, idents, literal_usize, pattern_names, range, shown};
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
+
+/// Whether an argument is `None`.
+fn is_none(arg: &Expr) -> bool {
+    matches!(arg, Expr::Path(path) if path.path.is_ident("None"))
+}
 
 /// The resolved events of one file (whose text is `text`), in source order.
 pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event<'a>> {
@@ -140,7 +146,14 @@ impl<'a> Checker<'_, 'a> {
             }
             _ => None,
         };
-        if entry.role == Role::SetEnvVar {
+        // A chooser that takes the caller's device as an `Option` chooses when given `None`.
+        let passes_device = !entry.unless_given.is_empty()
+            && !entry
+                .unless_given
+                .iter()
+                .all(|at| args.iter().nth(*at).is_some_and(is_none));
+        if passes_device {
+        } else if entry.role == Role::SetEnvVar {
             if let Some(variable) = args.first().and_then(|arg| self.sem.string_value(arg)) {
                 self.analyses.on_set_env(&mut self.events, variable, span);
             }
@@ -254,6 +267,86 @@ impl<'a> Checker<'_, 'a> {
             helper: None,
             chooser: None,
         });
+    }
+
+    /// A device picked by hand the way `cuda_if_available` picks it, after its parts were walked
+    /// (their own findings, such as a literal ordinal, come first).
+    fn written(&mut self, written: Option<best_available::Written>) {
+        if let Some(written) = written {
+            self.analyses
+                .on_written(&self.sem, &mut self.events, written);
+        }
+    }
+
+    /// A `match`: its scrutinee, then each arm in the scope of what its pattern binds.
+    fn match_expr(&mut self, expr: &syn::ExprMatch) {
+        self.analyses.on_match(&self.sem, expr);
+        self.analyses.on_scrutinee(&expr.expr);
+        self.visit_expr(&expr.expr);
+        let scrutinee = self.sem.infer(&expr.expr);
+        for arm in &expr.arms {
+            self.sem.scopes.push(ScopeKind::Block, None);
+            self.sem.bind_pattern(&arm.pat, scrutinee.clone());
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            let outer = self.analyses.on_arm(arm);
+            self.visit_expr(&arm.body);
+            self.analyses.after_arm(outer);
+            self.sem.scopes.pop();
+        }
+    }
+
+    /// A method call: a known method's use, or the analyses' look at any other.
+    fn method_call(&mut self, call: &syn::ExprMethodCall) {
+        self.analyses.on_method_enter(&self.sem, call);
+        let mentioned = self.sem.cx.api.mentions_method(&call.method);
+        if !mentioned && call.method != "parse" {
+            self.analyses
+                .on_plain_call(&self.sem, &mut self.events, &call.method);
+            // An iterator adaptor's closure gets the element type (`.for_each(|c| ..)`).
+            let adaptor = TAKES_ELEMENT.iter().any(|name| call.method == name);
+            let element = adaptor
+                .then(|| self.sem.infer(&call.receiver)?.element())
+                .flatten();
+            self.visit_expr(&call.receiver);
+            for arg in &call.args {
+                if element.is_some() && matches!(arg, Expr::Closure(_)) {
+                    self.closure_params = Some(vec![element.clone()]);
+                }
+                self.visit_expr(arg);
+            }
+            self.analyses
+                .on_method_call(&self.sem, &mut self.events, call, None);
+            return;
+        }
+        if call.method == "parse"
+            && let Some(ordinal) = device_string(&call.receiver)
+        {
+            self.analyses
+                .on_device_string(&mut self.events, ordinal, range(call.receiver.span()));
+        }
+        let receiver = self.sem.infer(&call.receiver);
+        self.visit_expr(&call.receiver);
+        let method = call.method.to_string();
+        let found = receiver.as_ref().and_then(Ty::named).and_then(|ty| {
+            let entry = self.sem.method(ty, &method)?;
+            Some((ty.to_owned(), entry))
+        });
+        match found {
+            Some((ty, entry)) => {
+                let shown = format!(".{method}()");
+                let path = format!("{ty}::{method}");
+                self.on_call(path, shown, range(call.method.span()), entry, &call.args);
+                self.analyses
+                    .on_method_call(&self.sem, &mut self.events, call, Some(entry));
+            }
+            None => {
+                call.args.iter().for_each(|arg| self.visit_expr(arg));
+                self.analyses
+                    .on_method_call(&self.sem, &mut self.events, call, None);
+            }
+        }
     }
 
     /// The code in a macro call's body, walked where it is code.
@@ -487,21 +580,21 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
-        self.analyses.on_match(&self.sem, expr);
-        self.analyses.on_scrutinee(&expr.expr);
-        self.visit_expr(&expr.expr);
-        let scrutinee = self.sem.infer(&expr.expr);
-        for arm in &expr.arms {
-            self.sem.scopes.push(ScopeKind::Block, None);
-            self.sem.bind_pattern(&arm.pat, scrutinee.clone());
-            if let Some((_, guard)) = &arm.guard {
-                self.visit_expr(guard);
-            }
-            let outer = self.analyses.on_arm(arm);
-            self.visit_expr(&arm.body);
-            self.analyses.after_arm(outer);
-            self.sem.scopes.pop();
-        }
+        let written = best_available::in_match(&self.sem, expr);
+        self.match_expr(expr);
+        self.written(written);
+    }
+
+    fn visit_expr_if(&mut self, branch: &'ast syn::ExprIf) {
+        let written = best_available::in_if(&self.sem, branch);
+        visit::visit_expr_if(self, branch);
+        self.written(written);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        let written = best_available::in_method_call(&self.sem, call);
+        self.method_call(call);
+        self.written(written);
     }
 
     fn visit_expr_let(&mut self, binding: &'ast syn::ExprLet) {
@@ -555,57 +648,6 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 self.analyses
                     .on_plain_call(&self.sem, &mut self.events, &last.ident);
                 call.args.iter().for_each(|arg| self.visit_expr(arg));
-            }
-        }
-    }
-
-    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-        self.analyses.on_method_enter(&self.sem, call);
-        let mentioned = self.sem.cx.api.mentions_method(&call.method);
-        if !mentioned && call.method != "parse" {
-            self.analyses
-                .on_plain_call(&self.sem, &mut self.events, &call.method);
-            // An iterator adaptor's closure gets the element type (`.for_each(|c| ..)`).
-            let adaptor = TAKES_ELEMENT.iter().any(|name| call.method == name);
-            let element = adaptor
-                .then(|| self.sem.infer(&call.receiver)?.element())
-                .flatten();
-            self.visit_expr(&call.receiver);
-            for arg in &call.args {
-                if element.is_some() && matches!(arg, Expr::Closure(_)) {
-                    self.closure_params = Some(vec![element.clone()]);
-                }
-                self.visit_expr(arg);
-            }
-            self.analyses
-                .on_method_call(&self.sem, &mut self.events, call, None);
-            return;
-        }
-        if call.method == "parse"
-            && let Some(ordinal) = device_string(&call.receiver)
-        {
-            self.analyses
-                .on_device_string(&mut self.events, ordinal, range(call.receiver.span()));
-        }
-        let receiver = self.sem.infer(&call.receiver);
-        self.visit_expr(&call.receiver);
-        let method = call.method.to_string();
-        let found = receiver.as_ref().and_then(Ty::named).and_then(|ty| {
-            let entry = self.sem.method(ty, &method)?;
-            Some((ty.to_owned(), entry))
-        });
-        match found {
-            Some((ty, entry)) => {
-                let shown = format!(".{method}()");
-                let path = format!("{ty}::{method}");
-                self.on_call(path, shown, range(call.method.span()), entry, &call.args);
-                self.analyses
-                    .on_method_call(&self.sem, &mut self.events, call, Some(entry));
-            }
-            None => {
-                call.args.iter().for_each(|arg| self.visit_expr(arg));
-                self.analyses
-                    .on_method_call(&self.sem, &mut self.events, call, None);
             }
         }
     }

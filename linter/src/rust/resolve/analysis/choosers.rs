@@ -12,7 +12,6 @@ use super::FnInfo;
 use crate::analysis::{ApiUse, says_device};
 use crate::api::{Chooser, Role};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::infer::Ty;
 
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct State {
@@ -30,7 +29,8 @@ impl State {
 
 /// The function being entered, if it can choose a device for its callers: free, or an
 /// associated function of a type's own `impl` (a method's device may come from its receiver),
-/// named in its module, returning a device and taking no device in any form.
+/// named in its module, returning a device (alone or in a tuple) and taking no device but as an
+/// `Option` its callers may leave `None`.
 fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     let sig = info.sig?;
     let path = match info.owner {
@@ -45,34 +45,100 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     let syn::ReturnType::Type(_, output) = &sig.output else {
         return None;
     };
-    let device = |ty: Option<Ty>| {
-        ty.and_then(|ty| ty.innermost().named().map(str::to_owned))
+    let device = |ty: &syn::Type| {
+        sem.type_of(ty)
+            .and_then(|ty| ty.innermost().named().map(str::to_owned))
             .filter(|name| sem.cx.api.is_device_type(name))
     };
-    let returns = device(sem.type_of(output))?;
+    let returns = returned_device(output, &device)?;
     // A parameter of a device type, or one whose name says it is the caller's device or GPU
-    // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`); a flag
-    // (`use_gpu: bool`) leaves the function the choice.
-    let takes_device = sig.inputs.iter().any(|input| match input {
-        syn::FnArg::Typed(typed) => {
-            let Some(name) = (match &*typed.pat {
-                syn::Pat::Ident(name) => Some(name.ident.to_string()),
-                _ => None,
-            }) else {
-                return device(sem.type_of(&typed.ty)).is_some();
-            };
-            let written = type_name(&typed.ty);
-            device(sem.type_of(&typed.ty)).is_some()
-                || (says_device(&name) && written.as_deref() != Some("bool"))
-                || (says_ordinal(&name) && written.as_deref().is_some_and(is_integer))
+    // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`), leaves the
+    // choice to the caller; a flag (`use_gpu: bool`) leaves it to the function. Taken as an
+    // `Option` (`device_id: Option<usize>`), the function chooses when the caller passes `None`.
+    let mut unless_given = Vec::new();
+    for (at, input) in sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(typed) = input else {
+            return None;
+        };
+        let takes = match &*typed.pat {
+            syn::Pat::Ident(name) => {
+                let (name, written) = (name.ident.to_string(), type_name(unwrapped(&typed.ty)));
+                device(&typed.ty).is_some()
+                    || (says_device(&name) && written.as_deref() != Some("bool"))
+                    || (says_ordinal(&name) && written.as_deref().is_some_and(is_integer))
+            }
+            _ => device(&typed.ty).is_some(),
+        };
+        match (takes, is_option(&typed.ty)) {
+            (false, _) => {}
+            (true, true) => unless_given.push(at),
+            (true, false) => return None,
         }
-        syn::FnArg::Receiver(_) => true,
-    });
-    (!takes_device).then(|| Chooser {
+    }
+    Some(Chooser {
         path: path.join("::"),
         krate: sem.cx.crate_id,
         returns,
+        unless_given,
     })
+}
+
+/// The device type a function returns: its return type's, through `Option`, `Result` and
+/// smart pointers, or that of an element of a returned tuple (`-> (Device, DType)`).
+fn returned_device(
+    output: &syn::Type,
+    device: &dyn Fn(&syn::Type) -> Option<String>,
+) -> Option<String> {
+    if let Some(found) = device(output) {
+        return Some(found);
+    }
+    match output {
+        syn::Type::Tuple(tuple) => tuple
+            .elems
+            .iter()
+            .find_map(|elem| returned_device(elem, device)),
+        syn::Type::Paren(inner) => returned_device(&inner.elem, device),
+        // `Result<(Device, DType)>`: the tuple in a wrapper's first type argument.
+        syn::Type::Path(path) => {
+            let last = path.path.segments.last()?;
+            if !matches!(last.ident.to_string().as_str(), "Result" | "Option") {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            match args.args.first()? {
+                syn::GenericArgument::Type(syn::Type::Tuple(tuple)) => tuple
+                    .elems
+                    .iter()
+                    .find_map(|elem| returned_device(elem, device)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether a written type is an `Option` (through references).
+fn is_option(ty: &syn::Type) -> bool {
+    type_name(ty).as_deref() == Some("Option")
+}
+
+/// The type an `Option` holds (`Option<usize>` → `usize`); any other type itself.
+fn unwrapped(ty: &syn::Type) -> &syn::Type {
+    let syn::Type::Path(path) = ty else {
+        return ty;
+    };
+    match path.path.segments.last() {
+        Some(last) if last.ident == "Option" => match &last.arguments {
+            syn::PathArguments::AngleBracketed(args) => match args.args.first() {
+                Some(syn::GenericArgument::Type(inner)) => inner,
+                _ => ty,
+            },
+            _ => ty,
+        },
+        _ => ty,
+    }
 }
 
 /// The last name of a written type, through references (`&str` → `str`, `u32`).

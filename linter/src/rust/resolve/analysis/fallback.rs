@@ -11,6 +11,7 @@ use std::ops::Range;
 use syn::Expr;
 use syn::spanned::Spanned;
 
+use super::best_available;
 use crate::analysis::{ApiUse, Event};
 use crate::rust::resolve::semantic::Semantic;
 use crate::rust::resolve::semantic::syntax::{range, shown, variable};
@@ -135,10 +136,23 @@ pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::Ex
     bind(state, sem, &[param.ident.to_string()], &call.receiver);
 }
 
-/// Chooser calls whose result `init` is, held by each of `names`.
+/// Chooser calls whose result `init` is, held by each of `names`: a table's fallback
+/// (`cuda_if_available`), or one written by hand ([`best_available`]).
 fn bind(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
     if names.is_empty() {
         return;
+    }
+    let mut written = Vec::new();
+    best_available::in_value(sem, init, &mut written);
+    for written in written.iter().filter(|written| !written.reported) {
+        state.bound.push(written.span.clone());
+        for name in names {
+            state.pending.push(UncheckedResult {
+                variable: name.clone(),
+                shown: written.shown.clone(),
+                span: written.span.clone(),
+            });
+        }
     }
     let mut calls = Vec::new();
     value_calls(init, &mut calls);
@@ -160,6 +174,13 @@ fn bind(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr
                 });
             }
         }
+    }
+}
+
+impl State {
+    /// A fallback at `span` whose own path reports it: looked at where it is made.
+    pub(super) fn looked_at(&mut self, span: Range<usize>) {
+        self.bound.push(span);
     }
 }
 
@@ -194,6 +215,19 @@ fn checked(state: &mut State, name: &str) {
 /// the result is held by the names the arms bind it to (`Ok(d)`, `Some(d)`, `d`), so a guard
 /// or an arm that looks at one of them looks at it.
 pub(super) fn on_match(state: &mut State, sem: &Semantic<'_, '_>, matched: &syn::ExprMatch) {
+    // An arm that logs or prints says how the choice went: the result is looked at.
+    if matched
+        .arms
+        .iter()
+        .any(|arm| best_available::reports(&arm.body))
+    {
+        let mut calls = Vec::new();
+        value_calls(&matched.expr, &mut calls);
+        state
+            .bound
+            .extend(calls.iter().map(|call| range(call.func.span())));
+        return;
+    }
     let names: Vec<String> = matched
         .arms
         .iter()

@@ -6,6 +6,7 @@
 //! a function. Adding an analysis is its module, a field of [`FnState`] and its calls in these
 //! hooks; the traversal does not change.
 
+pub(super) mod best_available;
 pub(super) mod choosers;
 pub(super) mod context;
 pub(super) mod defaults;
@@ -108,6 +109,31 @@ impl Analyses {
             in_entry_point: place.in_entry,
             in_program: place.in_program,
         });
+    }
+
+    /// A device picked by hand the way `cuda_if_available` picks it ([`best_available`]): the
+    /// function's implicit "best available" choice, and a fallback unless its path reports it.
+    pub(super) fn on_written<'a>(
+        &mut self,
+        sem: &Semantic<'_, 'a>,
+        events: &mut Vec<Event<'a>>,
+        written: best_available::Written,
+    ) {
+        if written.reported {
+            self.function.fallback.looked_at(written.span.clone());
+        }
+        let use_ = ApiUse {
+            entry: sem.cx.api.best_available(),
+            path: String::new(),
+            shown: written.shown,
+            span: written.span,
+            as_value: false,
+            literal_ordinal: None,
+            after_bind: false,
+            helper: None,
+            chooser: None,
+        };
+        self.on_api_use(events, use_);
     }
 
     /// A call of a function that is no known API (by its last name), for the analyses that

@@ -1,0 +1,379 @@
+//! A device picked by hand the way `cuda_if_available` picks it: a GPU when one opens, the CPU
+//! otherwise. Written as `Device::new_cuda(0).unwrap_or(Device::Cpu)` (or `unwrap_or_else`,
+//! `or`, `or_else`), as a `match` or an `if let` on opening the GPU that goes on without it when
+//! that fails (`Err(_) => Device::Cpu`, or an `Err` arm that only logs and lets the function
+//! fall through to the CPU), or as `if tch::Cuda::is_available() { Device::Cuda(0) } else {
+//! Device::Cpu }`. Each is a "best available" choice: the function's own implicit choice (and,
+//! in a device chooser, its choice for its callers), and a fallback that may quietly run on
+//! the CPU unless the path that falls back reports it.
+
+use std::ops::Range;
+
+use syn::Expr;
+use syn::spanned::Spanned;
+
+use crate::api::Role;
+use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::syntax::{range, shown};
+
+/// A hand-written "best available" device.
+#[derive(Debug)]
+pub(in crate::rust::resolve) struct Written {
+    /// The GPU constructor's path, where findings point.
+    pub(in crate::rust::resolve) span: Range<usize>,
+    /// How the choice reads in messages (`Device::new_cuda(..).unwrap_or(Device::Cpu)`).
+    pub(in crate::rust::resolve) shown: String,
+    /// Whether the path that falls back to the CPU says so (logs, prints or asserts).
+    pub(in crate::rust::resolve) reported: bool,
+}
+
+/// Macros that tell a person something: a fallback path that calls one is not silent.
+const REPORTING: &[&str] = &[
+    "println", "eprintln", "print", "eprint", "info", "warn", "error", "debug", "trace", "log",
+    "assert", "panic",
+];
+
+/// `gpu.unwrap_or(cpu)`, `gpu.unwrap_or_else(|_| cpu)`, `gpu.or(Ok(cpu))`,
+/// `gpu.or_else(|_| Ok(cpu))`.
+pub(in crate::rust::resolve) fn in_method_call(
+    sem: &Semantic<'_, '_>,
+    call: &syn::ExprMethodCall,
+) -> Option<Written> {
+    let method = call.method.to_string();
+    if !matches!(
+        method.as_str(),
+        "unwrap_or" | "unwrap_or_else" | "or" | "or_else"
+    ) {
+        return None;
+    }
+    let fallback = match call.args.first()? {
+        Expr::Closure(closure) => &*closure.body,
+        other => other,
+    };
+    let (gpu, cpu) = (gpu_value(sem, &call.receiver)?, cpu_value(sem, fallback)?);
+    Some(Written {
+        span: range(gpu.span()),
+        shown: format!("{}(..).{method}({cpu})", shown(gpu)),
+        reported: false,
+    })
+}
+
+/// `match gpu { Ok(d) => d, Err(_) => cpu }`, or an `Err` arm that goes on without the GPU,
+/// where the arm that opened it gives the device back.
+pub(in crate::rust::resolve) fn in_match(
+    sem: &Semantic<'_, '_>,
+    matched: &syn::ExprMatch,
+) -> Option<Written> {
+    let gpu = gpu_value(sem, &matched.expr)?;
+    let opened = matched
+        .arms
+        .iter()
+        .find_map(|arm| opened_name(&arm.pat).map(|name| (name, arm)))?;
+    if !gives_back(&opened.1.body, &opened.0) {
+        return None;
+    }
+    let fallback = matched
+        .arms
+        .iter()
+        .find(|arm| opened_name(&arm.pat).is_none() && !diverges(&arm.body))?;
+    Some(Written {
+        span: range(gpu.span()),
+        shown: format!("match {}(..)", shown(gpu)),
+        reported: reports(&fallback.body),
+    })
+}
+
+/// `if let Ok(d) = gpu { .. }` whose `else`, if any, goes on without the GPU; and
+/// `if available() { gpu } else { cpu }`.
+pub(in crate::rust::resolve) fn in_if(
+    sem: &Semantic<'_, '_>,
+    branch: &syn::ExprIf,
+) -> Option<Written> {
+    let otherwise = branch
+        .else_branch
+        .as_ref()
+        .map(|(_, otherwise)| &**otherwise);
+    if let Expr::Let(binding) = &*branch.cond
+        && let Some(name) = opened_name(&binding.pat)
+    {
+        let gpu = gpu_value(sem, &binding.expr)?;
+        let gives = returns_it(
+            |visitor| syn::visit::Visit::visit_block(visitor, &branch.then_branch),
+            &name,
+        ) || block_value(&branch.then_branch).is_some_and(|value| holds(value, &name));
+        if otherwise.is_some_and(diverges) || !gives {
+            return None;
+        }
+        return Some(Written {
+            span: range(gpu.span()),
+            shown: format!("if let Ok(..) = {}(..)", shown(gpu)),
+            reported: otherwise.is_some_and(reports),
+        });
+    }
+    let check = availability_check(sem, &branch.cond)?;
+    let gpu = block_value(&branch.then_branch).and_then(|then| gpu_value(sem, then))?;
+    let cpu = falls_to_cpu(sem, otherwise?)?;
+    let last = |path: &str| path.rsplit("::").next().unwrap_or(path).to_owned();
+    Some(Written {
+        span: range(gpu.span()),
+        shown: format!(
+            "if {}() {{ {}(..) }} else {{ {} }}",
+            last(&check),
+            last(&shown(gpu)),
+            last(&cpu)
+        ),
+        reported: otherwise.is_some_and(reports),
+    })
+}
+
+/// The GPU constructor (a table's explicit device: `Device::new_cuda`, `Device::Cuda`) whose
+/// value `expr` is, through `?`, `.ok()`, `.map(..)`, borrows and blocks.
+fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path> {
+    match expr {
+        Expr::Call(call) => {
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            // A table's own fallback (`cuda_if_available`) is followed as itself.
+            let (_, entry) = sem.known_path(&func.path)?;
+            (matches!(entry.role, Role::ExplicitDevice { .. }) && !entry.may_fall_back)
+                .then_some(&func.path)
+        }
+        Expr::MethodCall(call)
+            if ["ok", "map", "map_err", "context", "with_context"]
+                .iter()
+                .any(|name| call.method == name) =>
+        {
+            gpu_value(sem, &call.receiver)
+        }
+        Expr::Try(inner) => gpu_value(sem, &inner.expr),
+        Expr::Paren(inner) => gpu_value(sem, &inner.expr),
+        Expr::Group(inner) => gpu_value(sem, &inner.expr),
+        Expr::Reference(inner) => gpu_value(sem, &inner.expr),
+        Expr::Block(block) => gpu_value(sem, block_value(&block.block)?),
+        _ => None,
+    }
+}
+
+/// How the CPU device whose value `expr` is reads (`Device::Cpu`), through `Ok(..)`,
+/// `Some(..)`, borrows and blocks.
+fn cpu_value(sem: &Semantic<'_, '_>, expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(path) => {
+            let (_, entry) = sem.known_path(&path.path)?;
+            (entry.role == Role::CpuDevice).then(|| shown(&path.path))
+        }
+        Expr::Call(call) => {
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            let last = func.path.segments.last()?.ident.to_string();
+            if matches!(last.as_str(), "Ok" | "Some") && call.args.len() == 1 {
+                return cpu_value(sem, call.args.first()?);
+            }
+            let (_, entry) = sem.known_path(&func.path)?;
+            (entry.role == Role::CpuDevice).then(|| format!("{}()", shown(&func.path)))
+        }
+        Expr::Paren(inner) => cpu_value(sem, &inner.expr),
+        Expr::Group(inner) => cpu_value(sem, &inner.expr),
+        Expr::Reference(inner) => cpu_value(sem, &inner.expr),
+        Expr::Block(block) => cpu_value(sem, block_value(&block.block)?),
+        _ => None,
+    }
+}
+
+/// The availability check a condition calls (`tch::Cuda::is_available()`), as written.
+fn availability_check(sem: &Semantic<'_, '_>, cond: &Expr) -> Option<String> {
+    let Expr::Call(call) = cond else {
+        return match cond {
+            Expr::Paren(inner) => availability_check(sem, &inner.expr),
+            Expr::Binary(both) if matches!(both.op, syn::BinOp::And(_)) => {
+                availability_check(sem, &both.left).or_else(|| availability_check(sem, &both.right))
+            }
+            _ => None,
+        };
+    };
+    let Expr::Path(func) = &*call.func else {
+        return None;
+    };
+    let crate::rust::resolve::semantic::scope::Resolution::Path { path, .. } =
+        sem.resolve(&func.path)
+    else {
+        return None;
+    };
+    sem.cx
+        .api
+        .names
+        .availability
+        .contains(&path.join("::"))
+        .then(|| shown(&func.path))
+}
+
+/// The hand-written "best available" devices that `expr`'s value may be: the expression itself,
+/// or a branch of its `if`s, `match`es and blocks.
+pub(in crate::rust::resolve) fn in_value(
+    sem: &Semantic<'_, '_>,
+    expr: &Expr,
+    out: &mut Vec<Written>,
+) {
+    let found = match expr {
+        Expr::MethodCall(call) => in_method_call(sem, call),
+        Expr::Match(matched) => in_match(sem, matched),
+        Expr::If(branch) => in_if(sem, branch),
+        _ => None,
+    };
+    // An `else if` chain holds one choice per GPU it tries.
+    let chained = found.is_some() && matches!(expr, Expr::If(_));
+    if let Some(found) = found {
+        out.push(found);
+        if !chained {
+            return;
+        }
+    }
+    match expr {
+        Expr::If(branch) => {
+            if let Some(then) = block_value(&branch.then_branch) {
+                in_value(sem, then, out);
+            }
+            if let Some((_, otherwise)) = &branch.else_branch {
+                in_value(sem, otherwise, out);
+            }
+        }
+        Expr::Match(matched) => matched
+            .arms
+            .iter()
+            .for_each(|arm| in_value(sem, &arm.body, out)),
+        Expr::Block(block) => {
+            if let Some(tail) = block_value(&block.block) {
+                in_value(sem, tail, out);
+            }
+        }
+        Expr::Paren(inner) => in_value(sem, &inner.expr, out),
+        Expr::Reference(inner) => in_value(sem, &inner.expr, out),
+        Expr::Try(inner) => in_value(sem, &inner.expr, out),
+        _ => {}
+    }
+}
+
+/// A block's value: its tail expression.
+fn block_value(block: &syn::Block) -> Option<&Expr> {
+    match block.stmts.last()? {
+        syn::Stmt::Expr(tail, None) => Some(tail),
+        _ => None,
+    }
+}
+
+/// The CPU an `else` ends with, through the `else if` branches of a chain
+/// (`else if metal_is_available() { .. } else { Device::Cpu }`).
+fn falls_to_cpu(sem: &Semantic<'_, '_>, otherwise: &Expr) -> Option<String> {
+    match otherwise {
+        Expr::If(branch) => falls_to_cpu(sem, &branch.else_branch.as_ref()?.1),
+        other => cpu_value(sem, other),
+    }
+}
+
+/// The name a pattern gives the GPU that opened (`Ok(device)`, `Some(device)`).
+fn opened_name(pat: &syn::Pat) -> Option<String> {
+    let syn::Pat::TupleStruct(tuple) = pat else {
+        return None;
+    };
+    let last = tuple.path.segments.last()?;
+    if last.ident != "Ok" && last.ident != "Some" {
+        return None;
+    }
+    match tuple.elems.first()? {
+        syn::Pat::Ident(name) => Some(name.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether code gives `name` back as its value or in a `return` (`device`, `return Ok(device)`,
+/// `return (device, dtype)`): the device it opened is what the function chose.
+fn gives_back(body: &Expr, name: &str) -> bool {
+    returns_it(|visitor| syn::visit::Visit::visit_expr(visitor, body), name)
+        || value_of(body).is_some_and(|value| holds(value, name))
+}
+
+/// Looks for a `return` whose value holds `name`, in what `walk` visits.
+struct Returns<'n> {
+    name: &'n str,
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Returns<'_> {
+    fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+        if let Some(value) = &ret.expr {
+            self.found |= holds(value, self.name);
+        }
+    }
+}
+
+fn returns_it(walk: impl FnOnce(&mut Returns<'_>), name: &str) -> bool {
+    let mut visitor = Returns { name, found: false };
+    walk(&mut visitor);
+    visitor.found
+}
+
+/// The value a block or expression ends with.
+fn value_of(expr: &Expr) -> Option<&Expr> {
+    match expr {
+        Expr::Block(block) => value_of(block_value(&block.block)?),
+        other => Some(other),
+    }
+}
+
+/// Whether a value is `name`, or holds it (`Ok(name)`, `(name, dtype)`, `&name`).
+fn holds(value: &Expr, name: &str) -> bool {
+    match value {
+        Expr::Path(path) => path.path.is_ident(name),
+        Expr::Call(call) => call.args.iter().any(|arg| holds(arg, name)),
+        Expr::Tuple(tuple) => tuple.elems.iter().any(|elem| holds(elem, name)),
+        Expr::Reference(inner) => holds(&inner.expr, name),
+        Expr::Paren(inner) => holds(&inner.expr, name),
+        Expr::MethodCall(call) => holds(&call.receiver, name),
+        _ => false,
+    }
+}
+
+/// Whether code leaves without a device: returns, propagates or builds an error, panics.
+fn diverges(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) | Expr::Try(_) => true,
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(func)
+            if func.path.segments.last().is_some_and(|last| last.ident == "Err")),
+        Expr::Macro(mac) => stops(&mac.mac),
+        Expr::Block(block) => block.block.stmts.last().is_some_and(|last| match last {
+            syn::Stmt::Expr(tail, _) => diverges(tail),
+            syn::Stmt::Macro(mac) => stops(&mac.mac),
+            _ => false,
+        }),
+        Expr::Paren(inner) => diverges(&inner.expr),
+        _ => false,
+    }
+}
+
+/// Whether a macro stops the function (`panic!`, `bail!`, `unreachable!`).
+fn stops(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|last| {
+        ["panic", "unreachable", "todo", "unimplemented", "bail"]
+            .iter()
+            .any(|name| last.ident == name)
+    })
+}
+
+/// Whether code logs, prints or asserts something.
+pub(in crate::rust::resolve) fn reports(expr: &Expr) -> bool {
+    struct Reports(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Reports {
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.0 |= mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| REPORTING.iter().any(|name| last.ident == name));
+        }
+    }
+    let mut found = Reports(false);
+    syn::visit::Visit::visit_expr(&mut found, expr);
+    found.0
+}
