@@ -549,9 +549,14 @@ fn a_projects_own_device_chooser_is_followed_across_its_python_files() {
         ],
     );
     let output = short(dir.path(), &[]);
+    // The chooser's own `return "cuda"`, and each of its calls where a device goes.
     assert_eq!(
         places(&output),
-        ["src/lib/load.py:7:18", "src/lib/load.py:15:17"],
+        [
+            "src/lib/load.py:7:18",
+            "src/lib/load.py:15:17",
+            "src/lib/utils/other.py:5:16"
+        ],
         "{}",
         stdout(&output)
     );

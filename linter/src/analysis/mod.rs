@@ -20,6 +20,23 @@ pub(crate) fn says_device(name: &str) -> bool {
     holds(b"device") && !holds(b"type")
 }
 
+/// Whether the last part of a dotted name says it holds a GPU's index (`gpu`, `gpu_id`,
+/// `device_index`, `opt.gpu`), not a count of GPUs (`num_gpus`, `n_gpu`) nor an index into
+/// something else (`cuda_idx`, a kernel's): an integer bound to such a name, or passed as such a
+/// keyword, names a GPU.
+pub(crate) fn says_gpu_index(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    let parts: Vec<&str> = last.split('_').filter(|part| !part.is_empty()).collect();
+    match parts.as_slice() {
+        ["gpu" | "ordinal"] => true,
+        [.., index] => {
+            matches!(*index, "id" | "idx" | "index" | "ordinal")
+                && parts.iter().any(|part| matches!(*part, "gpu" | "device"))
+        }
+        [] => false,
+    }
+}
+
 /// What is definitely known about where a value is, from the code seen so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {

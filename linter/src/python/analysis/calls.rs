@@ -6,6 +6,7 @@ use compact_str::CompactString;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
+use crate::analysis::says_gpu_index;
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
@@ -88,6 +89,16 @@ impl<'a> Checker<'a, '_> {
         if self.api.names.device_type_apis.contains(callee) {
             return;
         }
+        // A GPU named with its index (`"cuda:1"`) is a device wherever it is handed, also to a
+        // function no table knows (`TorchDevice("cuda:0")`), unless shown to a person or asked
+        // about.
+        if !self.api.names.reporting.contains(callee) && !self.api.names.queries.contains(callee) {
+            for arg in &call.arguments.args {
+                if string(arg).is_some_and(names_a_gpu) {
+                    self.device_argument(arg, |_| String::new());
+                }
+            }
+        }
         for keyword in &call.arguments.keywords {
             let Some(name) = &keyword.arg else { continue };
             match (name.as_str(), &keyword.value) {
@@ -114,6 +125,18 @@ impl<'a> Checker<'a, '_> {
                 }
                 // `device_map={"": 0}` (transformers, accelerate): each module's device.
                 ("device_map", Expr::Dict(map)) => self.device_map(map),
+                // A GPU's index by a keyword that says so (`gpu_id=0` of diffusers' offloading,
+                // `device_index=1`).
+                (name, value) if says_gpu_index(name) && integer(value).is_some() => {
+                    self.device_argument(value, |ordinal| format!("{name}={ordinal}"));
+                }
+                // GPUs listed by index (`devices=[0]`, `gpu_ids=[0, 1]`).
+                ("devices" | "gpus" | "gpu_ids", Expr::List(ast::ExprList { elts, .. }))
+                | ("devices" | "gpus" | "gpu_ids", Expr::Tuple(ast::ExprTuple { elts, .. })) => {
+                    for element in elts.iter().filter(|element| integer(element).is_some()) {
+                        self.device_argument(element, |ordinal| format!("{name}=[{ordinal}]"));
+                    }
+                }
                 _ => {}
             }
         }
@@ -147,8 +170,8 @@ impl<'a> Checker<'a, '_> {
         let shown = self.source(&span).to_owned();
         let kind = call.arguments.find_argument_value("type", 0);
         match call.arguments.find_argument_value("index", 1) {
-            Some(index) => {
-                if let (Some("cuda"), Some(ordinal)) = (kind.and_then(string), integer(index)) {
+            Some(index) => match (kind.and_then(string), integer(index)) {
+                (Some("cuda"), Some(ordinal)) => {
                     self.chosen(
                         Choice::Ordinal(ordinal),
                         shown,
@@ -156,7 +179,13 @@ impl<'a> Checker<'a, '_> {
                         self.function.in_entry,
                     );
                 }
-            }
+                // `torch.device("cuda", device_id)` with a name holding a GPU's index (a
+                // parameter's default `device_id=0`, `opt.gpu = 0`).
+                (Some("cuda"), None) => {
+                    self.device_argument(index, |_| shown);
+                }
+                _ => {}
+            },
             None => {
                 if let Some(kind) = kind {
                     if string(kind) == Some("cuda") {
@@ -211,4 +240,12 @@ impl<'a> Checker<'a, '_> {
             self.loop_transfer(call, receiver, from_dot);
         }
     }
+}
+
+/// Whether a string names one GPU by its index (`"cuda:1"`).
+fn names_a_gpu(text: &str) -> bool {
+    matches!(
+        placement_device_name::parse(text),
+        Ok(placement_device_name::DeviceName::Cuda(_))
+    )
 }

@@ -77,6 +77,22 @@ impl<'a> Checker<'a, '_> {
         if self.returns_chosen(value, before) {
             self.add_chooser("");
             self.report_returned_held(value);
+            self.report_returned_literal(value);
+        }
+    }
+
+    /// `def device(self): return "cuda"`: a function named for the device it gives (not for a
+    /// device type) that returns one written here chooses it for every caller, in this project
+    /// or not, and is reported where it is written.
+    fn report_returned_literal(&mut self, value: &Expr) {
+        let named = self.qualname.last().is_some_and(|name| says_device(name));
+        if !named || self.function.in_entry {
+            return;
+        }
+        if let Some((choice, shown, span)) = self.device_literal(value)
+            && string(value).is_some()
+        {
+            self.chosen(choice, shown, span, self.function.in_entry);
         }
     }
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::analysis::{ApiUse, Event, Fact, How, says_device};
+use crate::analysis::{ApiUse, Event, Fact, How, says_device, says_gpu_index};
 use crate::api::Entry;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
@@ -666,7 +666,9 @@ impl<'a> Checker<'a, '_> {
         let Some((choice, shown, span)) = self.device_literal(value) else {
             // `cuda_device = 0` when the caller passed none: GPU 0 wherever it goes, as a
             // parameter's default of 0 is.
-            if let Some(ordinal) = integer(value).filter(|_| says_device(name)) {
+            if let Some(ordinal) =
+                integer(value).filter(|_| says_device(name) || says_gpu_index(name))
+            {
                 let shown = format!("{name} = {}", self.source(&range(value)));
                 self.hold(
                     name,
