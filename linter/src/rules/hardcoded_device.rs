@@ -34,8 +34,11 @@ declare_rule! {
     /// ## In Python
     /// `"cuda:1"`, `torch.device("cuda", 1)`, `.cuda(1)`, `.to(1)`, `device=0` and
     /// `device_map={"": 0}`, where a device goes, `"cuda:1"` bound to a name that says
-    /// `device`, and a parameter's default ordinal (`device: int = 0`) that reaches a device,
-    /// outside entry points:
+    /// `device` or handed to any call but a log line, a GPU's index by a keyword that says so
+    /// (`gpu_id=0`, as diffusers' `enable_model_cpu_offload` takes it; `device_index=1`) or in
+    /// a list (`devices=[0]`), and a parameter's default ordinal (`device: int = 0`,
+    /// `device_id=0`) or an attribute's (`opt.gpu = 0`) that reaches a device (also as the index
+    /// of `torch.device("cuda", device_id)`), outside entry points:
     /// ```python
     /// DEVICE = "cuda:1"
     ///

@@ -38,11 +38,18 @@ declare_rule! {
     /// // in `main`: let device = tch::Device::cuda_if_available();
     /// ```
     ///
+    /// `cuda_if_available` written by hand is the same "best available" choice:
+    /// `Device::new_cuda(0).unwrap_or(Device::Cpu)`, a `match` or `if let` on opening a GPU
+    /// that goes on to the CPU when it fails, and `if tch::Cuda::is_available() {
+    /// Device::Cuda(0) } else { Device::Cpu }`.
+    ///
     /// A function of the workspace that returns a device it chose itself to callers who pass
     /// none (`fn best_device() -> Result<Device>` around `Device::new_cuda(0)` or
-    /// `cuda_if_available`; one that takes a device, by its type or a parameter named for one,
-    /// is its caller's choice) is such a chooser too: its calls are flagged, and so are the calls
-    /// of functions that return what it chose, up to four calls deep.
+    /// `cuda_if_available`, also in a tuple, `-> (Device, DType)`; one that takes a device, by
+    /// its type or a parameter named for one, is its caller's choice) is such a chooser too: its
+    /// calls are flagged, and so are the calls of functions that return what it chose, up to
+    /// four calls deep. One that takes the caller's device as an `Option`
+    /// (`fn get_device(device_id: Option<usize>)`) chooses for the calls that pass `None`.
     ///
     /// ## In Python
     /// `.cuda()` without an index, `"cuda"` or `torch.device("cuda")` where a device
@@ -72,8 +79,9 @@ declare_rule! {
     /// an availability check found one (`return f"cuda:{local_rank}"`), a conversion that hands
     /// back the device it is given (`int_to_device(torch.cuda.current_device())`), a device a
     /// chooser writes and builds (`device = "cuda"`, then `return torch.device(device)`, flagged
-    /// where it is written), and a class field whose default is a device (`device: str = "cuda"`
-    /// in a dataclass). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
+    /// where it is written), a function or property named for the device it gives that returns
+    /// `"cuda"` (`def device(self): return "cuda"`, flagged at its return), and a class field
+    /// whose default is a device (`device: str = "cuda"` in a dataclass). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
     /// monkeypatch) uses nothing.
     ///
     /// ## Known limits

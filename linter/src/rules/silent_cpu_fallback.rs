@@ -6,8 +6,12 @@ use crate::source::Language;
 declare_rule! {
     /// ## What it does
     /// Flags a `cuda_if_available` (tch's, at run time; candle's, at compile time) whose result
-    /// nothing looks at: not compared, matched, asked `is_cuda()`, asserted or logged in the
-    /// same function. Off by default (`allow`); turn it on with `-W silent_cpu_fallback`.
+    /// nothing looks at: not compared, matched on, asked `is_cuda()`, asserted or logged in the
+    /// same function (a `match` on it counts when one of its arms logs or prints). The same
+    /// choice written by hand counts too: `Device::new_cuda(0).unwrap_or(Device::Cpu)`, a
+    /// `match` or `if let` on opening a GPU that goes on to the CPU when it fails, or `if
+    /// tch::Cuda::is_available() { Device::Cuda(0) } else { Device::Cpu }`, unless the path that
+    /// falls back logs it. Off by default (`allow`); turn it on with `-W silent_cpu_fallback`.
     ///
     /// ## Why is this bad?
     /// Without a GPU (a missing driver, a wrong `CUDA_VISIBLE_DEVICES`, candle built without
