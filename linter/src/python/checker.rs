@@ -69,6 +69,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         choosers: Vec::new(),
         passing: Vec::new(),
         device_params: device_params(&module.body, &cx.module),
+        device_modules: Vec::new(),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -88,6 +89,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         imported: imported_modules(&module.body, &checker.package),
         device_params: std::mem::take(&mut checker.device_params),
         launched: std::mem::take(&mut checker.entries.launched_elsewhere),
+        device_modules: std::mem::take(&mut checker.device_modules),
     };
     Checked {
         events: Ok(checker.events),
@@ -170,6 +172,9 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) passing: Vec<String>,
     /// This file's functions that take a device positionally, as [`Summary::device_params`].
     pub(crate) device_params: Vec<(String, usize, bool)>,
+    /// This file's functions that return torch's module of an accelerator, as
+    /// [`Summary::device_modules`].
+    pub(crate) device_modules: Vec<(String, String)>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,

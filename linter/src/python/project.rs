@@ -34,6 +34,10 @@ pub struct Summary {
     pub device_params: Vec<(String, usize, bool)>,
     /// Other modules' functions it hands to a process or thread launcher, by dotted path.
     pub launched: Vec<String>,
+    /// Its functions that return torch's module of an accelerator (`def get_torch_device():
+    /// return getattr(torch, get_device_name())`): their dotted paths, and the module's
+    /// (`torch.cuda`), whose device API a call's result then has.
+    pub device_modules: Vec<(String, String)>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -62,6 +66,8 @@ pub struct Asked {
     pub(crate) unimported: FxHashSet<String>,
     /// The module's names asked for its functions that other modules launch.
     pub(crate) launched_in: FxHashSet<String>,
+    /// Paths asked whether they name a function that returns torch's module of an accelerator.
+    pub(crate) device_modules: FxHashSet<String>,
 }
 
 /// The project's Python files as far as the others need them: the functions that return a
@@ -86,6 +92,8 @@ pub struct Project {
     imported_paths: FxHashSet<CompactString>,
     /// Module → its functions that other modules hand to a launcher.
     launched: FxHashMap<String, Vec<String>>,
+    /// The functions that return torch's module of an accelerator → that module.
+    device_modules: FxHashMap<String, String>,
     /// Whether the files are all the workspace's: only then does no importer among them mean
     /// that none exists (a run over one file of a package, as pre-commit makes, does not know).
     complete: bool,
@@ -181,6 +189,11 @@ impl Project {
             for chooser in &file.summary.passing {
                 project.passing.extend(names(chooser));
             }
+            for (function, module) in &file.summary.device_modules {
+                for name in names(function) {
+                    project.device_modules.insert(name, module.clone());
+                }
+            }
             for (function, at, looked) in &file.summary.device_params {
                 for name in names(function) {
                     let places = project.device_params.entry(name).or_default();
@@ -263,6 +276,17 @@ impl Project {
         self.names(path, |path| self.choosers.contains(path))
     }
 
+    /// The module of an accelerator (`torch.cuda`) that the function `path` returns, through
+    /// re-exports.
+    pub fn device_module(&self, path: &str) -> Option<&str> {
+        let mut found = None;
+        self.names(path, |path| {
+            found = self.device_modules.get(path).map(String::as_str);
+            found.is_some()
+        });
+        found
+    }
+
     /// Whether the function `path` may return what its caller passed it.
     pub fn passes_on(&self, path: &str) -> bool {
         self.names(path, |path| self.passing.contains(path))
@@ -289,7 +313,7 @@ impl Project {
 
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
     /// modules' imports.
-    fn names(&self, path: &str, found: impl Fn(&str) -> bool) -> bool {
+    fn names(&self, path: &str, mut found: impl FnMut(&str) -> bool) -> bool {
         let mut path = path.to_owned();
         // Re-exports chain; a cycle of them ends here.
         for _ in 0..8 {
@@ -360,6 +384,9 @@ impl Project {
                 .iter()
                 .map(|module| self.launched_in(module))
                 .collect(),
+            device_modules: (asked.device_modules.iter())
+                .map(|path| self.device_module(path).map(str::to_owned))
+                .collect(),
         }
     }
 }
@@ -375,4 +402,5 @@ pub struct Answers {
     imported_elsewhere: Vec<bool>,
     unimported: Vec<bool>,
     launched_in: Vec<Vec<String>>,
+    device_modules: Vec<Option<String>>,
 }

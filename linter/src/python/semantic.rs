@@ -668,7 +668,16 @@ impl<'a> Checker<'a, '_> {
                 Some(compact_str::format_compact!("{base}.{attribute}"))
             }
             Expr::Attribute(attribute) => {
-                let mut path = self.resolve(&attribute.value)?;
+                let mut path = match &*attribute.value {
+                    // `get_torch_device().current_device`, of a project function that returns
+                    // `getattr(torch, name)`: the accelerator's module, whose device API its
+                    // result has.
+                    Expr::Call(call) if call.arguments.is_empty() => {
+                        let function = self.resolve(&call.func)?;
+                        self.device_module(&function)?.into()
+                    }
+                    base => self.resolve(base)?,
+                };
                 path.push('.');
                 path.push_str(attribute.attr.as_str());
                 Some(path)

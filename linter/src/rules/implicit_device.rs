@@ -75,7 +75,9 @@ declare_rule! {
     /// device and is not flagged, nor is a device only asked about
     /// (`torch.cuda.get_device_properties("cuda")`, `mem_get_info`), where nothing is placed.
     /// A method of the class that returns a device it chose (`self.pick_device()`) is followed
-    /// like a function; so is `getattr(torch, device_type).current_device()`, a GPU returned once
+    /// like a function; so is `getattr(torch, device_type).current_device()`, also through a
+    /// function of the project that returns the accelerator's module (`get_torch_device()
+    /// .current_device()`, `def get_torch_device(): return getattr(torch, name)`), a GPU returned once
     /// an availability check found one (`return f"cuda:{local_rank}"`), a conversion that hands
     /// back the device it is given (`int_to_device(torch.cuda.current_device())`), a device a
     /// chooser writes and builds (`device = "cuda"`, then `return torch.device(device)`, flagged

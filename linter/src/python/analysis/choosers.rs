@@ -58,6 +58,13 @@ impl<'a> Checker<'a, '_> {
     /// chose chooses for its callers; one that returns it in a tuple (`return device_type,
     /// module`) chooses that element (`module.get_device_info[0]`).
     pub(crate) fn returned(&mut self, value: &Expr, before: usize) {
+        // `return getattr(torch, device_name)`: the accelerator's module, for its callers.
+        if let Some(module) = self.resolve(value).filter(|path| is_device_module(path))
+            && let Some(path) = self.chooser_path()
+            && !self.device_modules.iter().any(|(known, _)| *known == path)
+        {
+            self.device_modules.push((path, module.into()));
+        }
         if self.reads_from_caller(value) {
             self.function.passes_on = true;
             self.function.forwards |= match value {
@@ -358,6 +365,21 @@ impl<'a> Checker<'a, '_> {
         self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
     }
 
+    /// The module of an accelerator (`torch.cuda`) that the function `path` returns: of the
+    /// project, or of this file above.
+    pub(crate) fn device_module(&self, path: &str) -> Option<String> {
+        if let Some((_, module)) = self.device_modules.iter().find(|(known, _)| known == path) {
+            return Some(module.clone());
+        }
+        {
+            let asked = &mut self.asked.borrow_mut().device_modules;
+            if !asked.contains(path) {
+                asked.insert(path.to_owned());
+            }
+        }
+        self.project.device_module(path).map(str::to_owned)
+    }
+
     /// Whether `path` names a function that may hand back what its caller passed: of the
     /// project, or of this file above.
     fn forwards(&self, path: &str) -> bool {
@@ -382,4 +404,12 @@ fn starts_with_cuda(f: &ast::ExprFString) -> bool {
     f.value.elements().next().is_some_and(|first| {
         matches!(first, ast::InterpolatedStringElement::Literal(text) if is_cuda(&text.value))
     })
+}
+
+/// Whether a dotted path is torch's module of an accelerator (`torch.cuda`, `torch.npu`).
+fn is_device_module(path: &str) -> bool {
+    matches!(
+        path,
+        "torch.cuda" | "torch.npu" | "torch.xpu" | "torch.mps" | "torch.musa" | "torch.mlu"
+    )
 }
