@@ -146,6 +146,8 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
         {
             gpu_value(sem, &call.receiver)
         }
+        // `(Device::Cuda(0), None)`: a device with what goes with it (a dtype).
+        Expr::Tuple(tuple) => tuple.elems.iter().find_map(|elem| gpu_value(sem, elem)),
         Expr::Try(inner) => gpu_value(sem, &inner.expr),
         Expr::Paren(inner) => gpu_value(sem, &inner.expr),
         Expr::Group(inner) => gpu_value(sem, &inner.expr),
@@ -174,10 +176,11 @@ fn cpu_value(sem: &Semantic<'_, '_>, expr: &Expr) -> Option<String> {
             let (_, entry) = sem.known_path(&func.path)?;
             (entry.role == Role::CpuDevice).then(|| format!("{}()", shown(&func.path)))
         }
+        Expr::Tuple(tuple) => tuple.elems.iter().find_map(|elem| cpu_value(sem, elem)),
         Expr::Paren(inner) => cpu_value(sem, &inner.expr),
         Expr::Group(inner) => cpu_value(sem, &inner.expr),
         Expr::Reference(inner) => cpu_value(sem, &inner.expr),
-        Expr::Block(block) => cpu_value(sem, block_value(&block.block)?),
+        Expr::Block(block) => cpu_value(sem, bound_value(&block.block)?),
         _ => None,
     }
 }
@@ -253,6 +256,26 @@ pub(in crate::rust::resolve) fn in_value(
         Expr::Try(inner) => in_value(sem, &inner.expr, out),
         _ => {}
     }
+}
+
+/// A block's value: its tail expression, or what a `let` of the block bound to the name it
+/// ends with (`let r = (Device::Cpu, dtype); r`).
+fn bound_value(block: &syn::Block) -> Option<&Expr> {
+    let tail = block_value(block)?;
+    let Some(name) = (match tail {
+        Expr::Path(path) => path.path.get_ident(),
+        _ => None,
+    }) else {
+        return Some(tail);
+    };
+    let bound = block.stmts.iter().rev().find_map(|stmt| match stmt {
+        syn::Stmt::Local(local) => match &local.pat {
+            syn::Pat::Ident(bound) if bound.ident == *name => Some(&*local.init.as_ref()?.expr),
+            _ => None,
+        },
+        _ => None,
+    });
+    Some(bound.unwrap_or(tail))
 }
 
 /// A block's value: its tail expression.
