@@ -82,6 +82,9 @@ pub struct ApiUse<'a> {
     pub as_value: bool,
     /// The GPU-ordinal argument when it is an integer literal: its value and span.
     pub literal_ordinal: Option<(u128, Range<usize>)>,
+    /// The GPU-ordinal argument when it is a variable: its name (a parameter of the function
+    /// that passes its caller's GPU on).
+    pub ordinal_from: Option<String>,
     /// Whether the function bound a context (`bind_to_thread`) before this use, making the
     /// current device its own choice.
     pub after_bind: bool,

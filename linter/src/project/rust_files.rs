@@ -67,11 +67,14 @@ fn chooser_labels(facts: &[ChooserFact], place: impl Fn(usize) -> String) -> Cho
     facts
         .iter()
         .map(|fact| {
-            let label = format!(
-                "returns a device it chose itself: {} ({})",
-                fact.choice,
-                place(fact.offset)
-            );
+            let label = match fact.chooser.opens {
+                Some(_) => format!("{} ({})", fact.choice, place(fact.offset)),
+                None => format!(
+                    "returns a device it chose itself: {} ({})",
+                    fact.choice,
+                    place(fact.offset)
+                ),
+            };
             (fact.chooser.clone(), label)
         })
         .collect()
@@ -204,15 +207,29 @@ fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Walked {
                 walked
                     .findings
                     .extend(rules::check_event(&event, Language::Rust));
-                // The choice's own finding words it (`hardcoded_device`, `implicit_device`).
-                if let Some(chooser) = event.chooser()
-                    && let Some(finding) = walked.findings.get(first)
-                {
-                    walked.choosers.push(ChooserFact {
-                        chooser: chooser.clone(),
-                        choice: finding.message.clone(),
-                        offset: finding.span.start,
-                    });
+                // The choice's own finding words it (`hardcoded_device`, `implicit_device`); a
+                // GPU opened from a parameter has none.
+                if let Some(chooser) = event.chooser() {
+                    let choice = match (walked.findings.get(first), chooser.opens) {
+                        (_, Some(at)) => match &event {
+                            Event::Api { use_, .. } => Some((
+                                format!("opens the GPU its argument {} names", at + 1),
+                                use_.span.start,
+                            )),
+                            _ => None,
+                        },
+                        (Some(finding), None) => {
+                            Some((finding.message.clone(), finding.span.start))
+                        }
+                        (None, None) => None,
+                    };
+                    if let Some((choice, offset)) = choice {
+                        walked.choosers.push(ChooserFact {
+                            chooser: chooser.clone(),
+                            choice,
+                            offset,
+                        });
+                    }
                 }
                 if let Event::Call(call) = event {
                     walked.calls.push(call);

@@ -9,8 +9,11 @@ declare_rule! {
     /// Flags a literal GPU ordinal outside entry points: `Device::Cuda(1)`,
     /// `Device::new_cuda(0)`, `CudaContext::new(0)`, `CudaDevice::new(1)`,
     /// candle's `Device::cuda_if_available(0)`, burn's `Device::cuda(0)`, and
-    /// `"cuda:1".parse()`. Metal's device 0 (`Device::new_metal(0)`) is the system's default
-    /// GPU, the one a Mac has, and is not flagged; another Metal ordinal is.
+    /// `"cuda:1".parse()`, also given to a function of the workspace that opens the GPU its
+    /// caller names (`Worker::new(config, 0)` around `Device::new_cuda(rank)`, followed through
+    /// functions that pass their own caller's GPU on). Metal's device 0
+    /// (`Device::new_metal(0)`) is the system's default GPU, the one a Mac has, and is not
+    /// flagged; another Metal ordinal is.
     ///
     /// ## Why is this bad?
     /// Ordinals differ between machines and jobs: `CUDA_VISIBLE_DEVICES` renumbers GPUs, a

@@ -128,6 +128,7 @@ impl<'a> Checker<'a, '_> {
                 span,
                 as_value,
                 literal_ordinal: None,
+                ordinal_from: None,
                 after_bind: false,
                 helper: None,
                 chooser: None,

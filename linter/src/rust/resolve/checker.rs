@@ -18,7 +18,9 @@ use super::analysis::{Analyses, FnInfo};
 use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
-use super::semantic::syntax::{device_string, idents, literal_usize, pattern_names, range, shown};
+use super::semantic::syntax::{
+    device_string, idents, literal_usize, pattern_names, range, shown, variable,
+};
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
 
@@ -140,11 +142,15 @@ impl<'a> Checker<'_, 'a> {
         entry: &'a Entry,
         args: &Punctuated<Expr, Token![,]>,
     ) {
-        let literal_ordinal = match &entry.role {
+        let (literal_ordinal, ordinal_from) = match &entry.role {
             Role::ExplicitDevice { ordinal, .. } => {
-                args.iter().nth(*ordinal).and_then(literal_usize)
+                let arg = args.iter().nth(*ordinal);
+                (
+                    arg.and_then(literal_usize),
+                    arg.and_then(variable).filter(|name| name != "self"),
+                )
             }
-            _ => None,
+            _ => (None, None),
         };
         // A chooser that takes the caller's device as an `Option` chooses when given `None`.
         let passes_device = !entry.unless_given.is_empty()
@@ -173,6 +179,7 @@ impl<'a> Checker<'_, 'a> {
                 span,
                 as_value: false,
                 literal_ordinal,
+                ordinal_from,
                 after_bind: false,
                 helper: None,
                 chooser: None,
@@ -263,6 +270,7 @@ impl<'a> Checker<'_, 'a> {
             span: range(func.span()),
             as_value: false,
             literal_ordinal: None,
+            ordinal_from: None,
             after_bind: false,
             helper: None,
             chooser: None,
@@ -668,6 +676,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 span: range(path.span()),
                 as_value: true,
                 literal_ordinal: None,
+                ordinal_from: None,
                 after_bind: false,
                 helper: None,
                 chooser: None,

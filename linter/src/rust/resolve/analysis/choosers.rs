@@ -17,14 +17,74 @@ use crate::rust::resolve::semantic::Semantic;
 pub(in crate::rust::resolve) struct State {
     /// The current function, when it returns a device and takes none.
     chooser: Option<Chooser>,
+    /// The current function, when its callers can name it ([`callable_path`]) and it has no
+    /// receiver: a GPU it opens from one of its parameters is the GPU its caller names there.
+    opener: Option<Opener>,
+}
+
+/// A function that may open the GPU its caller names.
+#[derive(Debug)]
+struct Opener {
+    path: String,
+    krate: crate::source::CrateId,
+    /// The device type it returns, if it returns one.
+    returns: String,
+    /// Its parameters' names, in the order a call passes them.
+    params: Vec<Option<String>>,
 }
 
 impl State {
     pub(super) fn for_function(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> State {
         State {
             chooser: chooser(sem, info),
+            opener: opener(sem, info),
         }
     }
+}
+
+/// The path callers name the function being entered by: a free function of its module, or an
+/// associated function of a type's own `impl` (`Worker::new`, `Self::new`).
+fn callable_path(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Vec<String>> {
+    match info.owner {
+        None if sem.scopes.at_module_level() => Some(sem.scopes.local_path(&info.name)),
+        Some(owner) if info.inherent && owner != "_" && sem.scopes.at_impl_level() => {
+            let mut path = sem.scopes.local_path(owner);
+            path.push(info.name.clone());
+            Some(path)
+        }
+        _ => None,
+    }
+}
+
+/// The function being entered as a possible opener of its caller's GPU: callable by path and
+/// without a receiver (a method's GPU may come from its receiver).
+fn opener(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Opener> {
+    let sig = info.sig?;
+    let path = callable_path(sem, info)?;
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(typed) = input else {
+            return None;
+        };
+        params.push(match &*typed.pat {
+            syn::Pat::Ident(name) => Some(name.ident.to_string()),
+            _ => None,
+        });
+    }
+    let returns = match &sig.output {
+        syn::ReturnType::Type(_, output) => sem
+            .type_of(output)
+            .and_then(|ty| ty.innermost().named().map(str::to_owned))
+            .filter(|name| sem.cx.api.is_device_type(name))
+            .unwrap_or_default(),
+        syn::ReturnType::Default => String::new(),
+    };
+    Some(Opener {
+        path: path.join("::"),
+        krate: sem.cx.crate_id,
+        returns,
+        params,
+    })
 }
 
 /// The function being entered, if it can choose a device for its callers: free, or an
@@ -33,15 +93,7 @@ impl State {
 /// `Option` its callers may leave `None`.
 fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     let sig = info.sig?;
-    let path = match info.owner {
-        None if sem.scopes.at_module_level() => sem.scopes.local_path(&info.name),
-        Some(owner) if info.inherent && owner != "_" && sem.scopes.at_impl_level() => {
-            let mut path = sem.scopes.local_path(owner);
-            path.push(info.name.clone());
-            path
-        }
-        _ => return None,
-    };
+    let path = callable_path(sem, info)?;
     let syn::ReturnType::Type(_, output) = &sig.output else {
         return None;
     };
@@ -80,6 +132,7 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
         krate: sem.cx.crate_id,
         returns,
         unless_given,
+        opens: None,
     })
 }
 
@@ -171,8 +224,24 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> A
         Role::ImplicitDevice { .. } => !place.in_entry && !place.in_program,
         _ => false,
     };
+    // A GPU opened from a parameter (`Device::new_cuda(rank)`): the function opens the GPU its
+    // caller names there.
+    let opens = match (&use_.entry.role, &use_.ordinal_from, &state.opener) {
+        (Role::ExplicitDevice { .. }, Some(name), Some(opener)) => opener
+            .params
+            .iter()
+            .position(|param| param.as_deref() == Some(name.as_str()))
+            .map(|at| Chooser {
+                path: opener.path.clone(),
+                krate: opener.krate,
+                returns: opener.returns.clone(),
+                unless_given: Vec::new(),
+                opens: Some(at),
+            }),
+        _ => None,
+    };
     ApiUse {
-        chooser: state.chooser.clone().filter(|_| chooses),
+        chooser: state.chooser.clone().filter(|_| chooses).or(opens),
         ..use_
     }
 }

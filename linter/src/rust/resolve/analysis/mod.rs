@@ -129,6 +129,7 @@ impl Analyses {
             span: written.span,
             as_value: false,
             literal_ordinal: None,
+            ordinal_from: None,
             after_bind: false,
             helper: None,
             chooser: None,
