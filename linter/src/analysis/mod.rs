@@ -25,16 +25,20 @@ pub(crate) fn says_device(name: &str) -> bool {
 /// something else (`cuda_idx`, a kernel's): an integer bound to such a name, or passed as such a
 /// keyword, names a GPU.
 pub(crate) fn says_gpu_index(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-    let parts: Vec<&str> = last.split('_').filter(|part| !part.is_empty()).collect();
-    match parts.as_slice() {
-        ["gpu" | "ordinal"] => true,
-        [.., index] => {
-            matches!(*index, "id" | "idx" | "index" | "ordinal")
-                && parts.iter().any(|part| matches!(*part, "gpu" | "device"))
-        }
-        [] => false,
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let is = |part: &str, word: &str| part.eq_ignore_ascii_case(word);
+    let mut parts = last.split('_').filter(|part| !part.is_empty());
+    let Some(end) = parts.next_back() else {
+        return false;
+    };
+    let mut before = parts.peekable();
+    if before.peek().is_none() {
+        return is(end, "gpu") || is(end, "ordinal");
     }
+    ["id", "idx", "index", "ordinal"]
+        .iter()
+        .any(|index| is(end, index))
+        && before.any(|part| is(part, "gpu") || is(part, "device"))
 }
 
 /// What is definitely known about where a value is, from the code seen so far.
@@ -184,4 +188,36 @@ pub struct ChooserFact {
     pub choice: String,
     /// Where the choice is, in the file's text.
     pub offset: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_index_is_told_from_a_count_and_from_other_indexes() {
+        for name in [
+            "gpu",
+            "gpu_id",
+            "opt.gpu",
+            "device_index",
+            "GPU_IDX",
+            "ordinal",
+            "cuda_device_id",
+        ] {
+            assert!(says_gpu_index(name), "{name}");
+        }
+        for name in [
+            "num_gpus",
+            "n_gpu",
+            "gpu_count",
+            "cuda_idx",
+            "index",
+            "rank",
+            "",
+            "_",
+        ] {
+            assert!(!says_gpu_index(name), "{name}");
+        }
+    }
 }

@@ -72,6 +72,7 @@ impl CallNames {
     }
 }
 
+/// The last name of a dotted (Python) or `::` (Rust) path.
 fn last_name(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
+    path.rsplit(['.', ':']).next().unwrap_or(path)
 }

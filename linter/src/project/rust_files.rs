@@ -140,18 +140,23 @@ pub(super) fn relint_callers(
     run: &Run,
     choosers: &HashMap<Chooser, String>,
 ) -> Vec<(FileKey, Option<LintedFile>, ChooserLabels)> {
-    let mut names = NameSet::default();
+    // The names of each crate's choosers: a file is linted again when it mentions one of a
+    // crate it can name (a name as common as `device` or `new` is only looked for there).
+    let mut names: HashMap<CrateId, NameSet> = HashMap::new();
     for chooser in choosers.keys() {
-        names.insert(chooser.path.rsplit("::").next().unwrap_or_default());
+        let name = chooser.path.rsplit("::").next().unwrap_or_default();
+        names.entry(chooser.krate).or_default().insert(name);
     }
-    let callers = |unit: &FileUnit| {
-        unit.role == FileRole::Library
-            && unit.crate_id.is_some_and(|crate_id| {
-                choosers
-                    .keys()
-                    .any(|chooser| run.model.can_name(crate_id, chooser.krate))
-            })
+    let nameable = |unit: &FileUnit| -> Vec<&NameSet> {
+        match (unit.role, unit.crate_id) {
+            (FileRole::Library, Some(crate_id)) => (names.iter())
+                .filter(|(krate, _)| run.model.can_name(crate_id, **krate))
+                .map(|(_, names)| names)
+                .collect(),
+            _ => Vec::new(),
+        }
     };
+    let callers = |unit: &FileUnit| !nameable(unit).is_empty();
     // One extended API per configuration (a configuration is shared by its packages).
     let mut apis: HashMap<usize, Api> = HashMap::new();
     for unit in run.session.files.iter().filter(|unit| callers(unit)) {
@@ -165,7 +170,7 @@ pub(super) fn relint_callers(
         .filter(|unit| callers(unit))
         .filter_map(|unit| {
             let text = std::fs::read_to_string(&unit.path).ok()?;
-            if !mentions(&text, &names) {
+            if !nameable(unit).iter().any(|names| mentions(&text, names)) {
                 return None;
             }
             let api = &apis[&std::ptr::from_ref(run.session.config(unit)).addr()];

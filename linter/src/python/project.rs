@@ -89,7 +89,10 @@ pub struct Project {
     programs: FxHashMap<String, bool>,
     /// Every path a file imports (`dinov2.eval.knn.main`), wherever the import is, and the
     /// modules above it.
-    imported_paths: FxHashSet<CompactString>,
+    ///
+    /// Kept as the paths' hashes: a project imports thousands of paths (and every module above
+    /// each), and most of them are never asked about.
+    imported_paths: FxHashSet<u64>,
     /// Module → its functions that other modules hand to a launcher.
     launched: FxHashMap<String, Vec<String>>,
     /// The functions that return torch's module of an accelerator → that module.
@@ -223,9 +226,9 @@ impl Project {
             let program_main = file.module == "__main__" || file.module.ends_with(".__main__");
             for path in file.summary.imported.iter().filter(|_| !program_main) {
                 for (end, _) in path.match_indices('.') {
-                    project.imported_paths.insert(path[..end].into());
+                    project.imported_paths.insert(path_hash(&path[..end]));
                 }
-                project.imported_paths.insert(path.clone());
+                project.imported_paths.insert(path_hash(path));
             }
             project.imports.insert(file.module, file.summary);
         }
@@ -242,7 +245,7 @@ impl Project {
     /// dinov2.eval.knn import main`), called from elsewhere than the main guard, or a module
     /// (`import pkg.serve.worker`), which is then no script.
     pub fn is_imported(&self, path: &str) -> bool {
-        self.imported_paths.contains(path)
+        self.imported_paths.contains(&path_hash(path))
     }
 
     /// The functions of `module` that other modules hand to a process or thread launcher.
@@ -314,9 +317,24 @@ impl Project {
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
     /// modules' imports.
     fn names(&self, path: &str, mut found: impl FnMut(&str) -> bool) -> bool {
-        let mut path = path.to_owned();
-        // Re-exports chain; a cycle of them ends here.
-        for _ in 0..8 {
+        // Most paths asked about name nothing of the project, and need no copy.
+        if found(path) {
+            return true;
+        }
+        let Some((module, name)) = path.rsplit_once('.') else {
+            return false;
+        };
+        let Some(target) = self
+            .imports
+            .get(module)
+            .and_then(|summary| summary.imports.get(name))
+            .filter(|target| target.as_str() != path)
+        else {
+            return false;
+        };
+        let mut path = target.to_string();
+        // Re-exports chain; a cycle of them ends here (eight paths tried in all).
+        for _ in 0..7 {
             if found(&path) {
                 return true;
             }
@@ -389,6 +407,12 @@ impl Project {
                 .collect(),
         }
     }
+}
+
+/// The hash a dotted path is kept by in [`Project::imported_paths`].
+fn path_hash(path: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(path)
 }
 
 /// The project's answers to the questions of one file ([`Asked`]), in the order asked.

@@ -122,7 +122,7 @@ impl Scope {
                     let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
                     match &from {
                         Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
-                            let path = compact_str::format_compact!("{module}.{}", alias.name);
+                            let path = dotted_join(&module, &alias.name);
                             self.bind(bound, Binding::Import(path));
                         }
                         // What a glob brings, or a module above the top: unknown.
@@ -235,7 +235,7 @@ pub(crate) fn imported_modules(body: &[Stmt], package: &[String]) -> Vec<Compact
                         .iter()
                         .filter(|alias| alias.name.as_str() != "*")
                     {
-                        found.push(compact_str::format_compact!("{from}.{}", alias.name));
+                        found.push(dotted_join(&from, &alias.name));
                     }
                     found.push(from.into());
                 }
@@ -457,6 +457,16 @@ pub(crate) fn root(expr: &Expr) -> Option<&str> {
 }
 
 /// The text of a string literal, or of an f-string without a replacement field (`f"cuda"`).
+/// `base.name`, built without the formatting machinery (resolution makes one per name it
+/// follows).
+pub(crate) fn dotted_join(base: &str, name: &str) -> CompactString {
+    let mut path = CompactString::with_capacity(base.len() + 1 + name.len());
+    path.push_str(base);
+    path.push('.');
+    path.push_str(name);
+    path
+}
+
 pub(crate) fn string(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::StringLiteral(s) => Some(s.value.to_str()),
@@ -646,7 +656,7 @@ impl<'a> Checker<'a, '_> {
         match expr {
             Expr::Name(name) => match self.meaning(name.id.as_str())? {
                 Meaning::Path(path) => Some(path.into()),
-                Meaning::Own => Some(compact_str::format_compact!("{}.{}", self.module, name.id)),
+                Meaning::Own => Some(dotted_join(&self.module, &name.id)),
             },
             // `getattr(torch, "cuda")`, also with the name in a local string.
             Expr::Call(call)
@@ -665,7 +675,7 @@ impl<'a> Checker<'a, '_> {
                     None if base == "torch" => "cuda".to_owned(),
                     None => return None,
                 };
-                Some(compact_str::format_compact!("{base}.{attribute}"))
+                Some(dotted_join(&base, &attribute))
             }
             Expr::Attribute(attribute) => {
                 let mut path = match &*attribute.value {

@@ -94,7 +94,7 @@ impl<'a> Checker<'a, '_> {
         // about.
         if !self.api.names.reporting.contains(callee) && !self.api.names.queries.contains(callee) {
             for arg in &call.arguments.args {
-                if string(arg).is_some_and(names_a_gpu) {
+                if string(arg).is_some_and(|text| text.starts_with("cuda:") && names_a_gpu(text)) {
                     self.device_argument(arg, |_| String::new());
                 }
             }
@@ -127,7 +127,7 @@ impl<'a> Checker<'a, '_> {
                 ("device_map", Expr::Dict(map)) => self.device_map(map),
                 // A GPU's index by a keyword that says so (`gpu_id=0` of diffusers' offloading,
                 // `device_index=1`).
-                (name, value) if says_gpu_index(name) && integer(value).is_some() => {
+                (name, value) if integer(value).is_some() && says_gpu_index(name) => {
                     self.device_argument(value, |ordinal| format!("{name}={ordinal}"));
                 }
                 // GPUs listed by index (`devices=[0]`, `gpu_ids=[0, 1]`).

@@ -199,6 +199,12 @@ fn availability_check(sem: &Semantic<'_, '_>, cond: &Expr) -> Option<String> {
     let Expr::Path(func) = &*call.func else {
         return None;
     };
+    // Most conditions call no availability check: only a name that ends one is resolved.
+    if !(func.path.segments.last())
+        .is_some_and(|last| sem.cx.api.names.ends_availability(&last.ident.to_string()))
+    {
+        return None;
+    }
     let crate::rust::resolve::semantic::scope::Resolution::Path { path, .. } =
         sem.resolve(&func.path)
     else {

@@ -215,14 +215,26 @@ fn checked(state: &mut State, name: &str) {
 /// the result is held by the names the arms bind it to (`Ok(d)`, `Some(d)`, `d`), so a guard
 /// or an arm that looks at one of them looks at it.
 pub(super) fn on_match(state: &mut State, sem: &Semantic<'_, '_>, matched: &syn::ExprMatch) {
+    let mut calls = Vec::new();
+    value_calls(&matched.expr, &mut calls);
+    // Most matches are on no fallback: nothing to hold, and their arms are not read.
+    let falls_back = calls.iter().any(|call| {
+        matches!(&*call.func, Expr::Path(func)
+            if sem.known_path(&func.path).is_some_and(|(_, entry)| entry.may_fall_back))
+    });
+    if !falls_back {
+        let mut written = Vec::new();
+        best_available::in_value(sem, &matched.expr, &mut written);
+        if written.is_empty() {
+            return;
+        }
+    }
     // An arm that logs or prints says how the choice went: the result is looked at.
     if matched
         .arms
         .iter()
         .any(|arm| best_available::reports(&arm.body))
     {
-        let mut calls = Vec::new();
-        value_calls(&matched.expr, &mut calls);
         state
             .bound
             .extend(calls.iter().map(|call| range(call.func.span())));
