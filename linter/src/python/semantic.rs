@@ -122,7 +122,7 @@ impl Scope {
                     let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
                     match &from {
                         Some(module) if alias.name.as_str() != "*" && !module.is_empty() => {
-                            let path = dotted_join(&module, &alias.name);
+                            let path = dotted_join(module, &alias.name);
                             self.bind(bound, Binding::Import(path));
                         }
                         // What a glob brings, or a module above the top: unknown.
