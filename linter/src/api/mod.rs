@@ -103,9 +103,9 @@ pub struct Chooser {
     pub unless_given: Vec<usize>,
     /// Not a chooser but an opener: a function that opens the GPU whose index its caller passes
     /// as this argument (`fn worker(config, rank: usize) { Device::new_cuda(rank) }`), so that a
-    /// call with a literal there names that GPU. `returns` is then empty unless it returns a
-    /// device.
-    pub opens: Option<usize>,
+    /// call with a literal there names that GPU; with the kind of GPU it opens (`cuda`,
+    /// `metal`). `returns` is then empty unless it returns a device.
+    pub opens: Option<(usize, String)>,
 }
 
 /// One entry of a table, typed: for a path (function, associated function, variant, constant)
@@ -434,10 +434,10 @@ impl Api {
     ) -> Api {
         let mut api = self.clone();
         for (chooser, chooses) in choosers {
-            let role = match chooser.opens {
-                Some(ordinal) => Role::ExplicitDevice {
-                    ordinal,
-                    gpu: "cuda".to_owned(),
+            let role = match &chooser.opens {
+                Some((ordinal, gpu)) => Role::ExplicitDevice {
+                    ordinal: *ordinal,
+                    gpu: gpu.clone(),
                 },
                 None => Role::ImplicitDevice { fixed_device: None },
             };

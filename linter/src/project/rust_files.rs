@@ -215,8 +215,8 @@ fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Walked {
                 // The choice's own finding words it (`hardcoded_device`, `implicit_device`); a
                 // GPU opened from a parameter has none.
                 if let Some(chooser) = event.chooser() {
-                    let choice = match (walked.findings.get(first), chooser.opens) {
-                        (_, Some(at)) => match &event {
+                    let choice = match (walked.findings.get(first), &chooser.opens) {
+                        (_, Some((at, _))) => match &event {
                             Event::Api { use_, .. } => Some((
                                 format!("opens the GPU its argument {} names", at + 1),
                                 use_.span.start,

@@ -288,17 +288,19 @@ impl EntryPoints {
                     .map(|name| (name.to_string(), false)),
             );
         }
-        // A function another module imports (`from dinov2.eval.knn import main`) is called
-        // from elsewhere too: neither it nor what it calls starts a program here.
+        // What a function of the program calls or hands on (`ray.remote(get_answers)`, `f =
+        // get_answers`) is the program's too. A function another module imports (`from
+        // dinov2.eval.knn import main`) is called from elsewhere too: neither it nor what it
+        // reaches starts a program here.
         while let Some((name, from_guard)) = pending.pop() {
             if let Some(def) = defs.get(name.as_str())
                 && !found.functions.contains(&name)
                 && !(from_guard && imported(cx, Some(&name), &mut asked.imported_elsewhere))
             {
                 pending.extend(
-                    called_names(&def.body)
+                    named(&def.body)
                         .into_iter()
-                        .map(|called| (called, from_guard)),
+                        .map(|reached| (reached, from_guard)),
                 );
                 found.functions.insert(name);
             }
@@ -336,24 +338,6 @@ fn module_names<'c>(cx: &'c PyContext<'_>) -> impl Iterator<Item = &'c String> {
     std::iter::once(&cx.module)
         .chain(&cx.rooted)
         .filter(|module| !module.is_empty())
-}
-
-/// The plain names a body calls (`main()`, `train(args)`), nested functions included.
-pub(crate) fn called_names(body: &[Stmt]) -> Vec<String> {
-    struct Calls(Vec<String>);
-    impl<'a> Visitor<'a> for Calls {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr
-                && let Expr::Name(name) = &*call.func
-            {
-                self.0.push(name.id.to_string());
-            }
-            visitor::walk_expr(self, expr);
-        }
-    }
-    let mut calls = Calls(Vec::new());
-    visitor::walk_body(&mut calls, body);
-    calls.0
 }
 
 /// The names a body reads.

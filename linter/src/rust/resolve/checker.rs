@@ -19,10 +19,31 @@ use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{
-    device_string, idents, literal_usize, pattern_names, range, shown, variable,
+    device_string, idents, literal_usize, pattern_names, peel, range, shown, variable,
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
+
+/// Whether a pattern only asks which kind of device a value is (`Device::Cuda(_)`,
+/// `Device::Cpu`), binding nothing that could be placed with.
+fn asks_kind(pat: &Pat) -> bool {
+    let path = match pat {
+        Pat::TupleStruct(tuple)
+            if tuple
+                .elems
+                .iter()
+                .all(|elem| matches!(elem, Pat::Wild(_) | Pat::Rest(_))) =>
+        {
+            &tuple.path
+        }
+        Pat::Path(path) => &path.path,
+        _ => return false,
+    };
+    !path
+        .segments
+        .last()
+        .is_some_and(|last| last.ident == "Ok" || last.ident == "Some")
+}
 
 /// Whether an argument is `None`.
 fn is_none(arg: &Expr) -> bool {
@@ -38,6 +59,8 @@ pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event
         analyses,
         events: Vec::new(),
         closure_params: None,
+        body: None,
+        kind_asked: false,
     };
     checker
         .sem
@@ -57,6 +80,11 @@ struct Checker<'c, 'a> {
     /// The types of the parameters of the closure about to be visited, when a method call
     /// knows them (`contexts.iter().for_each(|c| ..)`).
     closure_params: Option<Vec<Option<Ty>>>,
+    /// The function being walked: where its body ends in the text, and whether it ends in an
+    /// error ([`best_available::After`]).
+    body: Option<(usize, bool)>,
+    /// Inside the value of an `if let` that only asks which kind of device it is.
+    kind_asked: bool,
 }
 
 impl<'a> Checker<'_, 'a> {
@@ -83,7 +111,12 @@ impl<'a> Checker<'_, 'a> {
                 }
             }
         }
+        let end = range(block.brace_token.span.join()).end;
+        let outer_body = self
+            .body
+            .replace((end, best_available::ends_in_error(block)));
         self.visit_block(block);
+        self.body = outer_body;
         self.sem.scopes.pop();
         self.analyses.on_fn_exit(&mut self.events, outer);
     }
@@ -152,13 +185,15 @@ impl<'a> Checker<'_, 'a> {
             }
             _ => (None, None),
         };
-        // A chooser that takes the caller's device as an `Option` chooses when given `None`.
+        // A chooser that takes the caller's device as an `Option` chooses when given `None`; one
+        // whose device is only asked which kind it is (`if let Device::Cuda(_) = pick()`)
+        // places nothing.
         let passes_device = !entry.unless_given.is_empty()
             && !entry
                 .unless_given
                 .iter()
                 .all(|at| args.iter().nth(*at).is_some_and(is_none));
-        if passes_device {
+        if passes_device || (entry.chooser && self.kind_asked) {
         } else if entry.role == Role::SetEnvVar {
             if let Some(variable) = args.first().and_then(|arg| self.sem.string_value(arg)) {
                 self.analyses.on_set_env(&mut self.events, variable, span);
@@ -275,6 +310,17 @@ impl<'a> Checker<'_, 'a> {
             helper: None,
             chooser: None,
         });
+    }
+
+    /// What follows the braces at `span` (a `match`'s, an `if`'s first block: only an `if`
+    /// without `else` asks) until the end of the function being walked.
+    fn after(&self, span: proc_macro2::Span) -> Option<best_available::After<'_>> {
+        let (end, ends_in_error) = self.body?;
+        let text = self.sem.text.get(range(span).end..end)?;
+        Some(best_available::After {
+            text,
+            ends_in_error,
+        })
     }
 
     /// A device picked by hand the way `cuda_if_available` picks it, after its parts were walked
@@ -588,13 +634,18 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
-        let written = best_available::in_match(&self.sem, expr);
+        let written =
+            best_available::in_match(&self.sem, expr, self.after(expr.brace_token.span.join()));
         self.match_expr(expr);
         self.written(written);
     }
 
     fn visit_expr_if(&mut self, branch: &'ast syn::ExprIf) {
-        let written = best_available::in_if(&self.sem, branch);
+        let written = best_available::in_if(
+            &self.sem,
+            branch,
+            self.after(branch.then_branch.brace_token.span.join()),
+        );
         visit::visit_expr_if(self, branch);
         self.written(written);
     }
@@ -607,7 +658,10 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
 
     fn visit_expr_let(&mut self, binding: &'ast syn::ExprLet) {
         self.analyses.on_let_expr(&self.sem, binding);
+        let asks = matches!(peel(&binding.expr), Expr::Call(_)) && asks_kind(&binding.pat);
+        let outer = std::mem::replace(&mut self.kind_asked, asks);
         self.visit_expr(&binding.expr);
+        self.kind_asked = outer;
         self.analyses.on_scrutinee(&binding.expr);
         let ty = self.sem.infer(&binding.expr);
         self.sem.bind_pattern(&binding.pat, ty);

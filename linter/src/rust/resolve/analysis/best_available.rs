@@ -27,6 +27,48 @@ pub(in crate::rust::resolve) struct Written {
     pub(in crate::rust::resolve) reported: bool,
 }
 
+/// What follows a statement until its function ends, for a `match` or `if let` whose fallback
+/// goes on past it: the text after it, and whether the function's body ends in an error
+/// (`Err(..)`, `bail!`) rather than a device.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::rust::resolve) struct After<'t> {
+    pub(in crate::rust::resolve) text: &'t str,
+    pub(in crate::rust::resolve) ends_in_error: bool,
+}
+
+impl After<'_> {
+    /// Whether the path that goes on past the statement falls back to a device, and whether
+    /// it says so (a logging or printing macro after it).
+    fn goes_on(after: Option<After<'_>>) -> Option<bool> {
+        match after {
+            Some(after) if after.ends_in_error => None,
+            Some(after) => Some(text_reports(after.text)),
+            None => Some(false),
+        }
+    }
+}
+
+/// Whether source text calls a reporting macro (`log::warn!(..)`, `println!(..)`).
+fn text_reports(text: &str) -> bool {
+    text.match_indices('!').any(|(at, _)| {
+        let before = &text[..at];
+        let word = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(before, |start| &before[start + 1..]);
+        REPORTING.contains(&word) && text[at + 1..].starts_with(['(', '[', '{'])
+    })
+}
+
+/// Whether a function's body ends in an error rather than a value (`Err(..)`, `bail!(..)`).
+pub(in crate::rust::resolve) fn ends_in_error(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(syn::Stmt::Expr(tail, None)) => diverges(tail) && !matches!(tail, Expr::Return(_)),
+        Some(syn::Stmt::Macro(mac)) => stops(&mac.mac),
+        Some(syn::Stmt::Expr(Expr::Return(ret), _)) => ret.expr.as_deref().is_some_and(diverges),
+        _ => false,
+    }
+}
+
 /// Macros that tell a person something: a fallback path that calls one is not silent.
 const REPORTING: &[&str] = &[
     "println", "eprintln", "print", "eprint", "info", "warn", "error", "debug", "trace", "log",
@@ -63,6 +105,7 @@ pub(in crate::rust::resolve) fn in_method_call(
 pub(in crate::rust::resolve) fn in_match(
     sem: &Semantic<'_, '_>,
     matched: &syn::ExprMatch,
+    after: Option<After<'_>>,
 ) -> Option<Written> {
     let gpu = gpu_value(sem, &matched.expr)?;
     let opened = matched
@@ -76,10 +119,15 @@ pub(in crate::rust::resolve) fn in_match(
         .arms
         .iter()
         .find(|arm| opened_name(&arm.pat).is_none() && !diverges(&arm.body))?;
+    // An arm that gives no CPU lets the function go on without the GPU.
+    let on = match cpu_value(sem, &fallback.body) {
+        Some(_) => false,
+        None => After::goes_on(after)?,
+    };
     Some(Written {
         span: range(gpu.span()),
         shown: format!("match {}(..)", shown(gpu)),
-        reported: reports(&fallback.body),
+        reported: reports(&fallback.body) || on,
     })
 }
 
@@ -88,6 +136,7 @@ pub(in crate::rust::resolve) fn in_match(
 pub(in crate::rust::resolve) fn in_if(
     sem: &Semantic<'_, '_>,
     branch: &syn::ExprIf,
+    after: Option<After<'_>>,
 ) -> Option<Written> {
     let otherwise = branch
         .else_branch
@@ -104,10 +153,15 @@ pub(in crate::rust::resolve) fn in_if(
         if otherwise.is_some_and(diverges) || !gives {
             return None;
         }
+        // Without an `else`, the function goes on without the GPU.
+        let reported = match otherwise {
+            Some(otherwise) => reports(otherwise),
+            None => After::goes_on(after)?,
+        };
         return Some(Written {
             span: range(gpu.span()),
             shown: format!("if let Ok(..) = {}(..)", shown(gpu)),
-            reported: otherwise.is_some_and(reports),
+            reported,
         });
     }
     let check = availability_check(sem, &branch.cond)?;
@@ -227,8 +281,8 @@ pub(in crate::rust::resolve) fn in_value(
 ) {
     let found = match expr {
         Expr::MethodCall(call) => in_method_call(sem, call),
-        Expr::Match(matched) => in_match(sem, matched),
-        Expr::If(branch) => in_if(sem, branch),
+        Expr::Match(matched) => in_match(sem, matched, None),
+        Expr::If(branch) => in_if(sem, branch, None),
         _ => None,
     };
     // An `else if` chain holds one choice per GPU it tries.

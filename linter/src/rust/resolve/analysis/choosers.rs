@@ -227,7 +227,7 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> A
     // A GPU opened from a parameter (`Device::new_cuda(rank)`): the function opens the GPU its
     // caller names there.
     let opens = match (&use_.entry.role, &use_.ordinal_from, &state.opener) {
-        (Role::ExplicitDevice { .. }, Some(name), Some(opener)) => opener
+        (Role::ExplicitDevice { gpu, .. }, Some(name), Some(opener)) => opener
             .params
             .iter()
             .position(|param| param.as_deref() == Some(name.as_str()))
@@ -236,7 +236,7 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> A
                 krate: opener.krate,
                 returns: opener.returns.clone(),
                 unless_given: Vec::new(),
-                opens: Some(at),
+                opens: Some((at, gpu.clone())),
             }),
         _ => None,
     };

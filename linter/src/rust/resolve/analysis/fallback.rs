@@ -52,7 +52,7 @@ const PASS_ALONG: &[&str] = &[
 ];
 
 /// The chooser calls whose result is the value of `expr`: the expression itself (through
-/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`, a borrow), the values of its `if`/`match` branches and
+/// `.ok()`, `?`, `.unwrap()`, `.expect(..)`, `.unwrap_or(..)`, a borrow), the values of its `if`/`match` branches and
 /// blocks, or of the closure an `.and_then(|_| ..)`/`.map(|_| ..)` chain ends with.
 fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
     match expr {
@@ -62,9 +62,18 @@ fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
         Expr::Group(inner) => value_calls(&inner.expr, out),
         Expr::Reference(inner) => value_calls(&inner.expr, out),
         Expr::MethodCall(call)
-            if ["ok", "unwrap", "expect", "context", "with_context"]
-                .iter()
-                .any(|name| call.method == name) =>
+            if [
+                "ok",
+                "unwrap",
+                "expect",
+                "context",
+                "with_context",
+                "unwrap_or",
+                "unwrap_or_else",
+                "unwrap_or_default",
+            ]
+            .iter()
+            .any(|name| call.method == name) =>
         {
             value_calls(&call.receiver, out)
         }
@@ -122,8 +131,17 @@ pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String]
 }
 
 /// `receiver.and_then(|name| ..)`, before the receiver is walked: chooser calls whose result
-/// the receiver is are passed to `name`.
+/// the receiver is are passed to `name`; `receiver.is_cuda()` looks at them at once.
 pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::ExprMethodCall) {
+    // `Device::cuda_if_available().is_cuda()`: looked at where it is made.
+    if CHECKS.iter().any(|check| call.method == check) {
+        let mut calls = Vec::new();
+        value_calls(&call.receiver, &mut calls);
+        state
+            .bound
+            .extend(calls.iter().map(|call| range(call.func.span())));
+        return;
+    }
     if !PASS_ALONG.iter().any(|method| call.method == method) {
         return;
     }

@@ -21,7 +21,7 @@ use crate::api::{Entry, name_hash};
 pub(super) struct Semantic<'c, 'a> {
     pub(super) cx: &'c FileContext<'a>,
     /// The file's text.
-    text: &'c str,
+    pub(in crate::rust::resolve) text: &'c str,
     pub(super) scopes: Scopes<'c, 'a>,
     /// Struct (full path) → field → type, for `self.ctx.bind_to_thread()`.
     fields: HashMap<String, HashMap<String, Ty>>,
