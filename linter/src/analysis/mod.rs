@@ -21,7 +21,7 @@ pub(crate) fn says_device(name: &str) -> bool {
 }
 
 /// Whether the last part of a dotted name says it holds a GPU's index (`gpu`, `gpu_id`,
-/// `device_index`, `opt.gpu`), not a count of GPUs (`num_gpus`, `n_gpu`) nor an index into
+/// `device_index`, `opt.gpu`, `local_rank`), not a count of GPUs (`num_gpus`, `n_gpu`) nor an index into
 /// something else (`cuda_idx`, a kernel's): an integer bound to such a name, or passed as such a
 /// keyword, names a GPU.
 pub(crate) fn says_gpu_index(name: &str) -> bool {
@@ -34,6 +34,10 @@ pub(crate) fn says_gpu_index(name: &str) -> bool {
     let mut before = parts.peekable();
     if before.peek().is_none() {
         return is(end, "gpu") || is(end, "ordinal");
+    }
+    // A process's GPU by its rank on the node.
+    if is(end, "rank") {
+        return before.next().is_some_and(|part| is(part, "local")) && before.next().is_none();
     }
     ["id", "idx", "index", "ordinal"]
         .iter()

@@ -11,6 +11,7 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
+use crate::analysis::says_gpu_index;
 use crate::api::Entry;
 use crate::python::PyContext;
 use crate::python::checker::Checker;
@@ -543,7 +544,8 @@ pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize, 
             .chain(&def.parameters.args);
         for (at, parameter) in positional.enumerate() {
             let name = parameter.parameter.name.as_str();
-            if matches!(name, "device" | "dev") || name.ends_with("_device") {
+            if matches!(name, "device" | "dev") || name.ends_with("_device") || says_gpu_index(name)
+            {
                 found.push((format!("{module}.{}", def.name), at, false));
             }
         }

@@ -39,9 +39,11 @@ declare_rule! {
     /// `device_map={"": 0}`, where a device goes, `"cuda:1"` bound to a name that says
     /// `device` or handed to any call but a log line, a GPU's index by a keyword that says so
     /// (`gpu_id=0`, as diffusers' `enable_model_cpu_offload` takes it; `device_index=1`) or in
-    /// a list (`devices=[0]`), and a parameter's default ordinal (`device: int = 0`,
-    /// `device_id=0`) or an attribute's (`opt.gpu = 0`) that reaches a device (also as the index
-    /// of `torch.device("cuda", device_id)`), outside entry points:
+    /// a list (`devices=[0]`), an index given to a project function whose parameter is a device
+    /// or a GPU's index (`get_device(0)` for `def get_device(local_rank)`), and a default ordinal
+    /// of a parameter (`device: int = 0`, `device_id=0`), an attribute (`opt.gpu = 0`) or a
+    /// lookup (`kwargs.get("device_id", 0)`) that reaches a device (also as the index of
+    /// `torch.device("cuda", device_id)`), outside entry points:
     /// ```python
     /// DEVICE = "cuda:1"
     ///

@@ -82,7 +82,8 @@ declare_rule! {
     /// back the device it is given (`int_to_device(torch.cuda.current_device())`), a device a
     /// chooser writes and builds (`device = "cuda"`, then `return torch.device(device)`, flagged
     /// where it is written), a function or property named for the device it gives that returns
-    /// `"cuda"` (`def device(self): return "cuda"`, flagged at its return), and a class field
+    /// `"cuda"` (`def device(self): return "cuda"`, flagged at its return and, for a property,
+    /// where `self.device` goes), and a class field
     /// whose default is a device (`device: str = "cuda"` in a dataclass). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
     /// monkeypatch) uses nothing.
     ///

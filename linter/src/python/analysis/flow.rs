@@ -265,6 +265,20 @@ impl<'a> Checker<'a, '_> {
             {
                 self.device_literal(&call.arguments.args[1])
             }
+            // `self.device` of a property of the class that returns a device it chose (`@property
+            // def device(self): return "cuda"`): a chooser's call written as an attribute.
+            Expr::Attribute(attribute)
+                if says_device(attribute.attr.as_str())
+                    && self
+                        .own_method(value)
+                        .is_some_and(|path| self.chooses(&path)) =>
+            {
+                Some((
+                    Choice::Current,
+                    self.source(&range(value)).to_owned(),
+                    range(value),
+                ))
+            }
             // `self.device or "cuda"`: the caller's device, or one chosen here.
             Expr::BoolOp(choice) if choice.op == ast::BoolOp::Or => choice.values[1..]
                 .iter()
@@ -372,7 +386,10 @@ impl<'a> Checker<'a, '_> {
             if argument.is_starred_expr() {
                 return;
             }
-            if string(argument).is_none() || self.device_of(argument).is_none() {
+            // A device string, or a GPU's index (`get_device(0)`).
+            let named = integer(argument).is_some()
+                || (string(argument).is_some() && self.device_of(argument).is_some());
+            if !named {
                 continue;
             }
             let own = self
@@ -667,8 +684,9 @@ impl<'a> Checker<'a, '_> {
         let Some((choice, shown, span)) = self.device_literal(value) else {
             // `cuda_device = 0` when the caller passed none: GPU 0 wherever it goes, as a
             // parameter's default of 0 is.
-            if let Some(ordinal) =
-                integer(value).filter(|_| says_device(name) || says_gpu_index(name))
+            if let Some(ordinal) = integer(value)
+                .or_else(|| defaulted_ordinal(value))
+                .filter(|_| says_device(name) || says_gpu_index(name))
             {
                 let shown = format!("{name} = {}", self.source(&range(value)));
                 self.hold(
@@ -771,4 +789,22 @@ impl<'a> Checker<'a, '_> {
             false => self.function.flow.pending.insert(name.to_owned(), pending),
         };
     }
+}
+
+/// The GPU index a lookup falls back to (`kwargs.get("device_id", 0)`): GPU 0 for callers who
+/// pass none.
+fn defaulted_ordinal(value: &Expr) -> Option<u64> {
+    let Expr::Call(call) = value else {
+        return None;
+    };
+    let Expr::Attribute(method) = &*call.func else {
+        return None;
+    };
+    let [key, default] = &*call.arguments.args else {
+        return None;
+    };
+    (matches!(method.attr.as_str(), "get" | "pop" | "setdefault")
+        && string(key).is_some_and(|key| says_device(key) || says_gpu_index(key)))
+    .then(|| integer(default))
+    .flatten()
 }
