@@ -129,109 +129,14 @@ impl Project {
     /// notebook, a configuration file that names it, a plugin registry).
     pub fn new(files: impl IntoIterator<Item = ModuleFile>) -> Project {
         let files: Vec<ModuleFile> = files.into_iter().collect();
-        // The modules outside packages, by folder and bare name, and by their rooted names.
-        let mut beside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
-        let mut rooted: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for (at, file) in files.iter().enumerate().filter(|(_, f)| f.summary.outside) {
-            beside.insert((&file.folder, &file.module), at);
-            for name in &file.rooted {
-                rooted.entry(name).or_default().push(at);
-            }
-        }
-        // The files that import each module outside packages (by its name, or by a path that
-        // it starts).
-        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
-        if !beside.is_empty() {
-            for (by, file) in files.iter().enumerate() {
-                let mut imported = FxHashSet::default();
-                for path in &file.summary.imported {
-                    // A module beside the file is named by the path's first segment; a rooted
-                    // name by a longer prefix of it.
-                    let mut ends = path.match_indices('.').map(|(end, _)| end);
-                    let first = ends.next().unwrap_or(path.len());
-                    imported.extend(beside.get(&(file.folder.as_str(), &path[..first])).copied());
-                    if !rooted.is_empty() && first < path.len() {
-                        for end in ends.chain([path.len()]) {
-                            imported
-                                .extend(rooted.get(&path[..end]).into_iter().flatten().copied());
-                        }
-                    }
-                }
-                imported.remove(&by);
-                for at in imported {
-                    importers[at].push(by);
-                }
-            }
-        }
-        // Programs: what runs and no other file imports.
-        let program: Vec<bool> = files
-            .iter()
-            .zip(&importers)
-            .map(|(file, importers)| {
-                file.summary.program && (!file.summary.outside || importers.is_empty())
-            })
-            .collect();
-        let mut project = Project::default();
-        for (file, program) in files.into_iter().zip(program) {
-            // What the module defines, by its dotted name and by its names from the import
-            // roots (`modules/torch_utils.py`, a namespace package's module, is `torch_utils`
-            // beside it and `modules.torch_utils` from the root).
-            let names = |path: &str| -> Vec<String> {
-                let rest = path
-                    .strip_prefix(file.module.as_str())
-                    .filter(|rest| rest.starts_with('.') || rest.starts_with('['));
-                let mut names = vec![path.to_owned()];
-                if let Some(rest) = rest {
-                    names.extend(file.rooted.iter().map(|root| format!("{root}{rest}")));
-                }
-                names
-            };
-            for chooser in &file.summary.choosers {
-                project.choosers.extend(names(chooser));
-            }
-            for chooser in &file.summary.passing {
-                project.passing.extend(names(chooser));
-            }
-            for (function, module) in &file.summary.device_modules {
-                for name in names(function) {
-                    project.device_modules.insert(name, module.clone());
-                }
-            }
-            for (function, at, looked) in &file.summary.device_params {
-                for name in names(function) {
-                    let places = project.device_params.entry(name).or_default();
-                    places.push((*at, *looked));
-                }
-            }
-            for path in &file.summary.launched {
-                if let Some((module, function)) = path.rsplit_once('.') {
-                    let functions = project.launched.entry(module.to_owned()).or_default();
-                    if !functions.iter().any(|known| known == function) {
-                        functions.push(function.to_owned());
-                    }
-                }
-            }
-            for root in &file.rooted {
-                if *root != file.module {
-                    project.imports.insert(root.clone(), file.summary.clone());
-                }
-            }
-            if file.summary.outside {
-                let key = format!("{}|{}", file.folder, file.module);
-                project.programs.insert(key, program);
-            }
-            // Each path and the modules above it: `import pkg.a.b` imports `pkg.a` too. A
-            // package's `__main__.py` is its program: what it imports to run (`from .cli import
-            // main`) still starts the program where it is defined.
-            let program_main = file.module == "__main__" || file.module.ends_with(".__main__");
-            for path in file.summary.imported.iter().filter(|_| !program_main) {
-                for (end, _) in path.match_indices('.') {
-                    project.imported_paths.insert(path_hash(&path[..end]));
-                }
-                project.imported_paths.insert(path_hash(path));
-            }
-            project.imports.insert(file.module, file.summary);
-        }
+        // Three parts apart, side by side: the module graph's programs, every path imported,
+        // and what the modules define.
+        let ((programs, imported_paths), mut project) = rayon::join(
+            || rayon::join(|| programs(&files), || imported_paths(&files)),
+            || defined(&files),
+        );
+        project.programs = programs;
+        project.imported_paths = imported_paths;
         project
     }
 
@@ -407,6 +312,136 @@ impl Project {
                 .collect(),
         }
     }
+}
+
+/// The modules outside packages, as `folder|module`, and whether each is a program: what runs
+/// and no other file imports (see [`Project::new`]).
+fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
+    // The modules outside packages, by folder and bare name, and by their rooted names.
+    let mut beside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+    let mut rooted: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    for (at, file) in files.iter().enumerate().filter(|(_, f)| f.summary.outside) {
+        beside.insert((&file.folder, &file.module), at);
+        for name in &file.rooted {
+            rooted.entry(name).or_default().push(at);
+        }
+    }
+    // The files that import each module outside packages (by its name, or by a path that it
+    // starts).
+    let mut imported_by: Vec<bool> = vec![false; files.len()];
+    if !beside.is_empty() {
+        for (by, file) in files.iter().enumerate() {
+            for path in &file.summary.imported {
+                // A module beside the file is named by the path's first segment; a rooted name
+                // by a longer prefix of it.
+                let mut ends = path.match_indices('.').map(|(end, _)| end);
+                let first = ends.next().unwrap_or(path.len());
+                let mut mark = |at: usize| {
+                    if at != by {
+                        imported_by[at] = true;
+                    }
+                };
+                beside
+                    .get(&(file.folder.as_str(), &path[..first]))
+                    .copied()
+                    .into_iter()
+                    .for_each(&mut mark);
+                if !rooted.is_empty() && first < path.len() {
+                    for end in ends.chain([path.len()]) {
+                        rooted
+                            .get(&path[..end])
+                            .into_iter()
+                            .flatten()
+                            .copied()
+                            .for_each(&mut mark);
+                    }
+                }
+            }
+        }
+    }
+    files
+        .iter()
+        .zip(imported_by)
+        .filter(|(file, _)| file.summary.outside)
+        .map(|(file, imported)| {
+            let key = format!("{}|{}", file.folder, file.module);
+            (key, file.summary.program && !imported)
+        })
+        .collect()
+}
+
+/// Every path a file imports and the modules above it (`import pkg.a.b` imports `pkg.a` too),
+/// as their hashes. A package's `__main__.py` is its program: what it imports to run (`from
+/// .cli import main`) still starts the program where it is defined.
+fn imported_paths(files: &[ModuleFile]) -> FxHashSet<u64> {
+    let mut paths = FxHashSet::default();
+    for file in files {
+        if file.module == "__main__" || file.module.ends_with(".__main__") {
+            continue;
+        }
+        for path in &file.summary.imported {
+            for (end, _) in path.match_indices('.') {
+                paths.insert(path_hash(&path[..end]));
+            }
+            paths.insert(path_hash(path));
+        }
+    }
+    paths
+}
+
+/// What the modules define for the others: choosers, functions that pass a device on or take
+/// one, accelerator modules returned, launched functions, and each module's imports.
+fn defined(files: &[ModuleFile]) -> Project {
+    let mut project = Project::default();
+    for file in files {
+        // What the module defines, by its dotted name and by its names from the import roots
+        // (`modules/torch_utils.py`, a namespace package's module, is `torch_utils` beside it
+        // and `modules.torch_utils` from the root).
+        let names = |path: &str| -> Vec<String> {
+            let rest = path
+                .strip_prefix(file.module.as_str())
+                .filter(|rest| rest.starts_with('.') || rest.starts_with('['));
+            let mut names = vec![path.to_owned()];
+            if let Some(rest) = rest {
+                names.extend(file.rooted.iter().map(|root| format!("{root}{rest}")));
+            }
+            names
+        };
+        for chooser in &file.summary.choosers {
+            project.choosers.extend(names(chooser));
+        }
+        for chooser in &file.summary.passing {
+            project.passing.extend(names(chooser));
+        }
+        for (function, module) in &file.summary.device_modules {
+            for name in names(function) {
+                project.device_modules.insert(name, module.clone());
+            }
+        }
+        for (function, at, looked) in &file.summary.device_params {
+            for name in names(function) {
+                let places = project.device_params.entry(name).or_default();
+                places.push((*at, *looked));
+            }
+        }
+        for path in &file.summary.launched {
+            if let Some((module, function)) = path.rsplit_once('.') {
+                let functions = project.launched.entry(module.to_owned()).or_default();
+                if !functions.iter().any(|known| known == function) {
+                    functions.push(function.to_owned());
+                }
+            }
+        }
+        for root in &file.rooted {
+            if *root != file.module {
+                project.imports.insert(root.clone(), file.summary.clone());
+            }
+        }
+        project
+            .imports
+            .insert(file.module.clone(), file.summary.clone());
+    }
+    project
 }
 
 /// The hash a dotted path is kept by in [`Project::imported_paths`].
