@@ -229,7 +229,10 @@ fn rules_are_listed_and_explained() {
     );
     let output = placement(&["explain", "no_such_rule"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("the rules are: device_mismatch, hardcoded_device"));
+    assert!(
+        stderr(&output)
+            .contains("the rules are: cuda_at_import, device_mismatch, hardcoded_device")
+    );
 }
 
 #[test]

@@ -212,6 +212,8 @@ fn devices_kept_in_module_variables_are_followed_into_their_importers() {
     assert_eq!(
         lines,
         [
+            // The module asks the driver as it is imported.
+            "pkg/device.py:4:4: warning[cuda_at_import]: `torch.cuda.is_available` asks the GPU driver when the module is imported",
             "pkg/runner.py:5:21: warning[implicit_device]: `get_device()` uses whatever device is current",
             "pkg/runner.py:9:21: warning[implicit_device]: `DEVICE` uses whatever device is current",
             "pkg/validate.py:6:35: warning[implicit_device]: `utils.device_type` uses whatever device is current",

@@ -158,6 +158,16 @@ pub enum Event<'a> {
     },
     /// A `cuda_if_available` whose result nothing looks at.
     SilentFallback { shown: String, span: Range<usize> },
+    /// Library code asking the GPU driver something while its module is loaded: in Python at
+    /// an import (a module's top level, a class body, a default argument); in Rust in a
+    /// function that runs when the library is loaded (`#[ctor]`).
+    CudaAtImport {
+        /// The call as written (`torch.cuda.is_available`).
+        shown: String,
+        span: Range<usize>,
+        /// Where it runs then, for messages: `at import`, `when loaded`.
+        when: &'static str,
+    },
     /// `std::env::set_var` of a variable named by a literal or a constant.
     SetEnvVar {
         variable: String,

@@ -35,6 +35,10 @@ pub struct CallNames {
     /// Calls that report a value to a person: passing the chosen device to one looks at it.
     #[serde(default)]
     pub reporting: FxHashSet<String>,
+    /// Calls that ask the GPU driver something (dotted paths): made while a library module is
+    /// imported, they start CUDA before the program could choose its GPUs.
+    #[serde(default)]
+    pub driver_queries: FxHashSet<String>,
     /// The last names of `availability`'s paths (`is_available`), kept by [`CallNames::extend`]
     /// so that a call can be tried against them before its callee is resolved.
     #[serde(skip)]
@@ -53,6 +57,7 @@ impl CallNames {
             queries,
             data_parallel,
             reporting,
+            driver_queries,
             availability_ends: _,
         } = other;
         (self.availability_ends).extend(availability.iter().map(|path| last_name(path).to_owned()));
@@ -64,6 +69,7 @@ impl CallNames {
         self.queries.extend(queries);
         self.data_parallel.extend(data_parallel);
         self.reporting.extend(reporting);
+        self.driver_queries.extend(driver_queries);
     }
 
     /// Whether some availability check's path ends with `name`.

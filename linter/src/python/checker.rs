@@ -63,6 +63,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         looking: 0,
         scoped: 0,
         checking: 0,
+        deferred: 0,
         typing: 0,
         project: cx.project,
         package: base,
@@ -157,6 +158,8 @@ pub(crate) struct Checker<'a, 't> {
     /// (`get_device_capability(...)`), where a device is checked, not used; another call's
     /// arguments are outside it again.
     pub(crate) checking: usize,
+    /// Inside a lambda, whose body runs when it is called, not where it is written.
+    pub(crate) deferred: usize,
     /// Inside a type expression (an annotation, a subscript's slice: `Union[torch.cuda.BoolTensor,
     /// ...]`, `isinstance`'s arguments), where a tensor type is named, not converted to.
     pub(crate) typing: usize,
@@ -683,6 +686,7 @@ impl Checker<'_, '_> {
     /// A call: its callee resolved once for every analysis that asks.
     fn call_expr(&mut self, call: &ast::ExprCall) {
         let path = self.resolve(&call.func);
+        self.driver_query(call, path.as_deref());
         // A device asked about is not used: only what builds it is walked.
         if self.is_query_of(call, path.as_deref()) {
             self.device_use(range(call));
@@ -846,7 +850,9 @@ impl Checker<'_, '_> {
             }
             Expr::Lambda(_) => {
                 let saved = std::mem::take(&mut self.function.loops);
+                self.deferred += 1;
                 visitor::walk_expr(self, expr);
+                self.deferred -= 1;
                 self.function.loops = saved;
             }
             // What a comparison or an f-string holds is looked at.

@@ -2,6 +2,7 @@
 //! a file and turns some of them into [`Finding`]s. Its doc comment, in fixed sections, is what
 //! `cargo placement explain RULE` prints.
 
+mod cuda_at_import;
 mod device_mismatch;
 mod hardcoded_device;
 mod implicit_device;
@@ -59,6 +60,7 @@ macro_rules! registry {
 }
 
 registry! {
+    cuda_at_import::CUDA_AT_IMPORT,
     device_mismatch::DEVICE_MISMATCH,
     hardcoded_device::HARDCODED_DEVICE,
     implicit_device::IMPLICIT_DEVICE,

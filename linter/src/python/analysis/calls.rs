@@ -6,7 +6,7 @@ use compact_str::CompactString;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
-use crate::analysis::says_gpu_index;
+use crate::analysis::{Event, says_gpu_index};
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
@@ -139,6 +139,24 @@ impl<'a> Checker<'a, '_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A call that asks the GPU driver something, made when a library module is imported: at
+    /// its top level, in a class body or a default argument (outside any function body or
+    /// lambda), and not in a program's file or its main guard.
+    pub(crate) fn driver_query(&mut self, call: &ast::ExprCall, path: Option<&str>) {
+        let asks = path.is_some_and(|path| self.api.names.driver_queries.contains(path));
+        if asks && self.scopes.len() == 1 && self.deferred == 0 {
+            if self.function.in_entry || self.program {
+                return;
+            }
+            let func = range(&*call.func);
+            self.events.push(Event::CudaAtImport {
+                shown: self.source(&func).to_owned(),
+                span: func,
+                when: "when the module is imported",
+            });
         }
     }
 

@@ -34,12 +34,16 @@ impl FileState {
 pub(in crate::rust::resolve) struct State {
     /// Inside an entry point now.
     pub(in crate::rust::resolve) in_entry: bool,
+    /// Inside a function that runs when the library is loaded (`#[ctor]`, `#[ctor::ctor]`),
+    /// before any caller could choose anything.
+    pub(in crate::rust::resolve) at_load: bool,
 }
 
 impl State {
     pub(in crate::rust::resolve) fn at_file_level(file: &FileState) -> State {
         State {
             in_entry: file.entry_region,
+            at_load: false,
         }
     }
 
@@ -66,6 +70,12 @@ impl State {
                 || configured
                 || info.attrs.iter().any(is_test_attr)
                 || is_cfg_test(info.attrs),
+            at_load: info.attrs.iter().any(|attr| {
+                attr.path()
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "ctor")
+            }),
         }
     }
 }

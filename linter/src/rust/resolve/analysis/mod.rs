@@ -103,6 +103,21 @@ impl Analyses {
             in_entry: state.entry.in_entry,
             in_program: self.file.in_program,
         };
+        // A device asked about or opened while the library is loaded.
+        let asks_gpu = matches!(
+            use_.entry.role,
+            Role::ExplicitDevice { .. }
+                | Role::ImplicitDevice { .. }
+                | Role::CurrentDeviceUser
+                | Role::SetCurrentDevice
+        );
+        if state.entry.at_load && asks_gpu && !place.in_entry && !place.in_program {
+            events.push(Event::CudaAtImport {
+                shown: use_.shown.clone(),
+                span: use_.span.clone(),
+                when: "when the library is loaded",
+            });
+        }
         let use_ = choosers::on_api_use(&state.choosers, use_, place);
         events.push(Event::Api {
             use_,
