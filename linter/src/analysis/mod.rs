@@ -156,6 +156,20 @@ pub enum Event<'a> {
         in_entry_point: bool,
         in_program: bool,
     },
+    /// In Python, `cpu_tensor.type_as(other)`: a CPU tensor given the type of a tensor that
+    /// may be on a GPU goes to the current GPU (a CUDA tensor's type, `torch.cuda.FloatTensor`,
+    /// names no index), not to `other`'s.
+    TypeAsCurrent {
+        /// The call from its dot, as written (`.type_as(x)`).
+        shown: String,
+        span: Range<usize>,
+        /// The tensor whose type it takes, as written.
+        other: String,
+        /// Where the CPU tensor was made.
+        made: Range<usize>,
+        in_entry_point: bool,
+        in_program: bool,
+    },
     /// A `cuda_if_available` whose result nothing looks at.
     SilentFallback { shown: String, span: Range<usize> },
     /// Library code asking the GPU driver something while its module is loaded: in Python at

@@ -87,6 +87,17 @@ declare_rule! {
     /// whose default is a device (`device: str = "cuda"` in a dataclass). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
     /// monkeypatch) uses nothing.
     ///
+    /// `cpu_tensor.type_as(x)` is a current-device use too: a tensor made on the CPU (a factory
+    /// without `device=`, `torch.tensor(...)`, `torch.from_numpy(...)`, `.cpu()`) given the type
+    /// of a tensor that may be on a GPU goes to the *current* GPU, since a GPU tensor's type
+    /// (`torch.cuda.FloatTensor`) names no index: on every rank but 0 it is on another GPU than
+    /// `x`.
+    /// ```python
+    /// def forward(self, x):
+    ///     causal = torch.ones(x.size(1), x.size(1)).type_as(x)
+    /// ```
+    /// Use instead `.to(x)` (dtype and device) or `torch.ones(..., device=x.device, dtype=x.dtype)`.
+    ///
     /// ## Known limits
     /// Only calls the resolver can tie to a known API, or to such a function, are seen: in Rust,
     /// a method that chooses a device (its device may come from its receiver) is not followed,
@@ -122,6 +133,29 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             );
             return Some(Finding {
                 related: super::goes_to(reaches),
+                ..finding
+            });
+        }
+        Event::TypeAsCurrent {
+            shown,
+            span,
+            other,
+            made,
+            in_entry_point: false,
+            in_program: false,
+        } => {
+            let finding = Finding::new(
+                &IMPLICIT_DEVICE,
+                span.clone(),
+                format!("`{shown}` moves a CPU tensor to the current GPU, not to `{other}`'s"),
+                "a GPU tensor's type names no index: this goes to the current device",
+                format!(
+                    "use `.to({other})` (its dtype and device), or make the tensor with \
+                     `device={other}.device`"
+                ),
+            );
+            return Some(Finding {
+                related: vec![(made.clone(), "made on the CPU here".to_owned())],
                 ..finding
             });
         }

@@ -5,6 +5,7 @@
 use compact_str::CompactString;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
+use std::ops::Range;
 
 use crate::analysis::{Event, says_gpu_index};
 use crate::api::Role;
@@ -252,11 +253,50 @@ impl<'a> Checker<'a, '_> {
                 }
                 device.is_some_and(|device| self.is_device(device))
             }
+            "type_as" => {
+                self.type_as(call, receiver, from_dot.clone());
+                false
+            }
             _ => false,
         };
         if transfer {
             self.loop_transfer(call, receiver, from_dot);
         }
+    }
+
+    /// `t.type_as(other)` with `t` known to be on the CPU and `other` not: the CUDA type of a
+    /// tensor on any GPU moves `t` to the current one.
+    fn type_as(&mut self, call: &ast::ExprCall, receiver: &Expr, from_dot: Range<usize>) {
+        let Some(other) = call.arguments.find_argument_value("other", 0) else {
+            return;
+        };
+        // Made on the CPU: a factory without `device=` (also through a name), `.cpu()`, or
+        // `torch.tensor(...)` and `torch.from_numpy(...)`, which always make one there.
+        let made = match receiver {
+            Expr::Call(made)
+                if made.arguments.find_keyword("device").is_none()
+                    && (self.resolves_to(&made.func, "torch.tensor")
+                        || self.resolves_to(&made.func, "torch.from_numpy")) =>
+            {
+                range(receiver)
+            }
+            _ => match self.fact_of(receiver) {
+                Some(fact) if fact.device == "cpu" => fact.origin,
+                _ => return,
+            },
+        };
+        if self.fact_of(other).is_some_and(|fact| fact.device == "cpu") || self.scoped > 0 {
+            return;
+        }
+        self.device_use(from_dot.clone());
+        self.events.push(Event::TypeAsCurrent {
+            shown: self.source(&from_dot).trim_start().to_owned(),
+            span: from_dot,
+            other: self.source(&range(other)).to_owned(),
+            made,
+            in_entry_point: self.function.in_entry,
+            in_program: self.program,
+        });
     }
 }
 
