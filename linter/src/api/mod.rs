@@ -433,6 +433,24 @@ impl Api {
         choosers: impl IntoIterator<Item = (&'c Chooser, &'c String)>,
     ) -> Api {
         let mut api = self.clone();
+        // Facts about one function, in an order that does not depend on how they were
+        // gathered: the one added last stands, so an opener of a CUDA GPU outranks an opener
+        // of another kind (a function that opens `new_cuda(ordinal)` or else
+        // `new_metal(ordinal)`), and a choice made for the caller outranks both.
+        let mut choosers: Vec<(&Chooser, &String)> = choosers.into_iter().collect();
+        choosers.sort_by_key(|(chooser, chooses)| {
+            let rank = match &chooser.opens {
+                Some((_, gpu)) if gpu != "cuda" => 0,
+                Some(_) => 1,
+                None => 2,
+            };
+            (
+                &chooser.path,
+                rank,
+                chooser.opens.as_ref().map(|(at, _)| *at),
+                *chooses,
+            )
+        });
         for (chooser, chooses) in choosers {
             let role = match &chooser.opens {
                 Some((ordinal, gpu)) => Role::ExplicitDevice {
@@ -463,18 +481,21 @@ impl Api {
     /// opens, the CPU otherwise: `Device::new_cuda(0).unwrap_or(Device::Cpu)`): an implicit
     /// choice that may fall back.
     pub fn best_available(&self) -> &'static Entry {
-        static BEST_AVAILABLE: std::sync::LazyLock<Entry> = std::sync::LazyLock::new(|| Entry {
-            role: Role::ImplicitDevice { fixed_device: None },
-            may_fall_back: true,
-            transfers: false,
-            returns: None,
-            note: Some("a GPU when one opens, else the CPU: the best available device".to_owned()),
-            builtin: true,
-            chooser: false,
-            binds_context: false,
-            unless_given: Vec::new(),
-        });
+        static BEST_AVAILABLE: std::sync::LazyLock<Entry> =
+            std::sync::LazyLock::new(BestAvailable::entry);
         &BEST_AVAILABLE
+    }
+
+    /// The "best available" choice that a call falling back by itself makes besides the GPU
+    /// it names (candle's `Device::cuda_if_available(0)`: GPU 0 when it opens, else the CPU),
+    /// as [`Api::best_available`] is for the same choice written by hand; its fallback is
+    /// the call's own, not a second one.
+    pub fn best_available_choice() -> &'static Entry {
+        static CHOICE: std::sync::LazyLock<Entry> = std::sync::LazyLock::new(|| Entry {
+            may_fall_back: false,
+            ..BestAvailable::entry()
+        });
+        &CHOICE
     }
 
     /// Whether values of the type `ty` (a canonical path) are devices.
@@ -631,3 +652,22 @@ impl Api {
 
 #[cfg(test)]
 mod tests;
+
+/// The entry of a device picked the way `cuda_if_available` picks it.
+struct BestAvailable;
+
+impl BestAvailable {
+    fn entry() -> Entry {
+        Entry {
+            role: Role::ImplicitDevice { fixed_device: None },
+            may_fall_back: true,
+            transfers: false,
+            returns: None,
+            note: Some("a GPU when one opens, else the CPU: the best available device".to_owned()),
+            builtin: true,
+            chooser: false,
+            binds_context: false,
+            unless_given: Vec::new(),
+        }
+    }
+}

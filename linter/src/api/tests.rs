@@ -79,3 +79,25 @@ fn a_configuration_without_entries_shares_the_built_in_tables() {
         &Api::python(Table::default()).unwrap()
     ));
 }
+
+#[test]
+fn facts_about_one_function_give_the_same_entry_in_any_order() {
+    let api = Api::new(Table::default()).unwrap();
+    let opener = |gpu: &str| Chooser {
+        path: "vanga::pick".to_owned(),
+        krate: crate::source::CrateId::default(),
+        returns: String::new(),
+        unless_given: Vec::new(),
+        opens: Some((0, gpu.to_owned())),
+    };
+    let (cuda, metal) = (opener("cuda"), opener("metal"));
+    let label = "opens the GPU its argument 1 names".to_owned();
+    for facts in [
+        vec![(&cuda, &label), (&metal, &label)],
+        vec![(&metal, &label), (&cuda, &label)],
+    ] {
+        let extended = api.with_choosers(facts);
+        let entry = extended.item("vanga::pick").unwrap();
+        assert!(matches!(&entry.role, Role::ExplicitDevice { gpu, .. } if gpu == "cuda"));
+    }
+}
