@@ -38,6 +38,10 @@ declare_rule! {
     /// // in `main`: let device = tch::Device::cuda_if_available();
     /// ```
     ///
+    /// candle's `Device::cuda_if_available(0)` with a literal GPU is such a choice too (and a
+    /// hard-coded GPU); given the caller's GPU (`cuda_if_available(ordinal)`), or in a function
+    /// that takes the caller's device (`fn device_from_name(device: &str)`), it is the caller's.
+    ///
     /// `cuda_if_available` written by hand is the same "best available" choice:
     /// `Device::new_cuda(0).unwrap_or(Device::Cpu)`, a `match` or `if let` on opening a GPU
     /// that goes on to the CPU when it fails, and `if tch::Cuda::is_available() {
@@ -103,9 +107,10 @@ declare_rule! {
     /// a method that chooses a device (its device may come from its receiver) is not followed,
     /// unless it is added to the configuration's API table; in Python, a device a library picks
     /// through data (a registry of device specs) is not resolved. Entry points (`main` and the rest of
-    /// a binary's root file, tests, benches, build scripts, thread closures, configured
+    /// a binary's root file, tests, benches, build scripts, a program's thread closures, configured
     /// functions) may choose devices freely, and so may every file of a bin or example target:
-    /// a program has no callers to take the device from.
+    /// a program has no callers to take the device from. A thread that library code spawns binds
+    /// and uses its own context freely, but a device it picks is the library's choice.
     pub(crate) static IMPLICIT_DEVICE = ("implicit_device", Warn, Some(check));
 }
 

@@ -20,6 +20,10 @@ pub(in crate::rust::resolve) struct State {
     /// The current function, when its callers can name it ([`callable_path`]) and it has no
     /// receiver: a GPU it opens from one of its parameters is the GPU its caller names there.
     opener: Option<Opener>,
+    /// Whether the current function takes its caller's device (a parameter of a device type,
+    /// or named for a device or a GPU's index, not as an `Option`): a device it builds from it
+    /// is the caller's choice (`fn device_from_name(device: &str)`).
+    pub(super) takes_device: bool,
 }
 
 /// A function that may open the GPU its caller names.
@@ -38,6 +42,14 @@ impl State {
         State {
             chooser: chooser(sem, info),
             opener: opener(sem, info),
+            takes_device: info.sig.is_some_and(|sig| {
+                sig.inputs.iter().any(|input| match input {
+                    syn::FnArg::Typed(typed) => {
+                        !is_option(&typed.ty) && takes_device(typed, &device_type(sem))
+                    }
+                    syn::FnArg::Receiver(_) => false,
+                })
+            }),
         }
     }
 }
@@ -97,11 +109,7 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     let syn::ReturnType::Type(_, output) = &sig.output else {
         return None;
     };
-    let device = |ty: &syn::Type| {
-        sem.type_of(ty)
-            .and_then(|ty| ty.innermost().named().map(str::to_owned))
-            .filter(|name| sem.cx.api.is_device_type(name))
-    };
+    let device = device_type(sem);
     let returns = returned_device(output, &device)?;
     // A parameter of a device type, or one whose name says it is the caller's device or GPU
     // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`), leaves the
@@ -112,16 +120,7 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
         let syn::FnArg::Typed(typed) = input else {
             return None;
         };
-        let takes = match &*typed.pat {
-            syn::Pat::Ident(name) => {
-                let (name, written) = (name.ident.to_string(), type_name(unwrapped(&typed.ty)));
-                device(&typed.ty).is_some()
-                    || (says_device(&name) && written.as_deref() != Some("bool"))
-                    || (says_ordinal(&name) && written.as_deref().is_some_and(is_integer))
-            }
-            _ => device(&typed.ty).is_some(),
-        };
-        match (takes, is_option(&typed.ty)) {
+        match (takes_device(typed, &device), is_option(&typed.ty)) {
             (false, _) => {}
             (true, true) => unless_given.push(at),
             (true, false) => return None,
@@ -134,6 +133,29 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
         unless_given,
         opens: None,
     })
+}
+
+/// The device type a written type names, if it names one (through wrappers).
+fn device_type<'s>(sem: &'s Semantic<'_, '_>) -> impl Fn(&syn::Type) -> Option<String> + 's {
+    |ty: &syn::Type| {
+        sem.type_of(ty)
+            .and_then(|ty| ty.innermost().named().map(str::to_owned))
+            .filter(|name| sem.cx.api.is_device_type(name))
+    }
+}
+
+/// Whether a parameter takes its caller's device: by its type, or by a name that says it is a
+/// device (not a flag, `use_gpu: bool`) or a GPU's index of an integer type.
+fn takes_device(typed: &syn::PatType, device: &dyn Fn(&syn::Type) -> Option<String>) -> bool {
+    match &*typed.pat {
+        syn::Pat::Ident(name) => {
+            let (name, written) = (name.ident.to_string(), type_name(unwrapped(&typed.ty)));
+            device(&typed.ty).is_some()
+                || (says_device(&name) && written.as_deref() != Some("bool"))
+                || (says_ordinal(&name) && written.as_deref().is_some_and(is_integer))
+        }
+        _ => device(&typed.ty).is_some(),
+    }
 }
 
 /// The device type a function returns: its return type's, through `Option`, `Result` and

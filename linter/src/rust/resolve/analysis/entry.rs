@@ -1,10 +1,11 @@
 //! Entry points: where a program chooses its devices, so the rules leave it alone. `main` and
 //! the other functions of a program's files (a bin or example target's root and the modules
 //! only programs declare), test and bench targets and build scripts, `#[test]`-like and
-//! `#[cfg(test)]` code, the closure of a thread's spawn (the per-rank pattern), and the
-//! functions the configuration names.
+//! `#[cfg(test)]` code, the closure of a thread's spawn (the per-rank pattern: in library code
+//! only for the thread's own current context), and the functions the configuration names.
 
 use super::FnInfo;
+use crate::api::Role;
 use crate::rust::resolve::semantic::Semantic;
 use crate::source::FileRole;
 
@@ -37,6 +38,20 @@ pub(in crate::rust::resolve) struct State {
     /// Inside a function that runs when the library is loaded (`#[ctor]`, `#[ctor::ctor]`),
     /// before any caller could choose anything.
     pub(in crate::rust::resolve) at_load: bool,
+    /// Inside the closure of a thread that library code spawns: the thread's current context
+    /// is its own to bind and use (the per-rank pattern), but a device it chooses (a best
+    /// available one, a literal GPU) is still the library's choice for its caller.
+    pub(in crate::rust::resolve) library_thread: bool,
+}
+
+impl State {
+    /// Whether a use of an API with `role` is where the program chooses: in an entry point, or,
+    /// in a thread the library spawned, a use or binding of the thread's own current context.
+    pub(in crate::rust::resolve) fn chooses(&self, role: &Role) -> bool {
+        self.in_entry
+            || (self.library_thread
+                && matches!(role, Role::CurrentDeviceUser | Role::SetCurrentDevice))
+    }
 }
 
 impl State {
@@ -44,6 +59,7 @@ impl State {
         State {
             in_entry: file.entry_region,
             at_load: false,
+            library_thread: false,
         }
     }
 
@@ -76,6 +92,7 @@ impl State {
                     .last()
                     .is_some_and(|last| last.ident == "ctor")
             }),
+            library_thread: false,
         }
     }
 }

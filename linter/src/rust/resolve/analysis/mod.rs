@@ -100,7 +100,7 @@ impl Analyses {
         fallback::on_api_use(&mut state.fallback, events, &use_);
         let use_ = context::on_api_use(&mut state.context, use_);
         let place = choosers::Place {
-            in_entry: state.entry.in_entry,
+            in_entry: state.entry.chooses(&use_.entry.role),
             in_program: self.file.in_program,
         };
         // A device asked about or opened while the library is loaded.
@@ -118,12 +118,40 @@ impl Analyses {
                 when: "when the library is loaded",
             });
         }
+        // A call that falls back by itself, given a literal GPU (candle's
+        // `cuda_if_available(0)`), is also the library's "best available" choice, as the same
+        // choice written by hand is; one given its caller's GPU (`cuda_if_available(rank)`)
+        // leaves only the fallback to the library.
+        let best_available = (matches!(use_.entry.role, Role::ExplicitDevice { .. })
+            && use_.entry.may_fall_back
+            && use_.literal_ordinal.is_some()
+            && !state.choosers.takes_device)
+            .then(|| ApiUse {
+                entry: crate::api::Api::best_available_choice(),
+                path: use_.path.clone(),
+                shown: use_.shown.clone(),
+                span: use_.span.clone(),
+                as_value: use_.as_value,
+                literal_ordinal: None,
+                ordinal_from: None,
+                after_bind: false,
+                helper: None,
+                chooser: None,
+            });
         let use_ = choosers::on_api_use(&state.choosers, use_, place);
         events.push(Event::Api {
             use_,
             in_entry_point: place.in_entry,
             in_program: place.in_program,
         });
+        if let Some(use_) = best_available {
+            let use_ = choosers::on_api_use(&state.choosers, use_, place);
+            events.push(Event::Api {
+                use_,
+                in_entry_point: place.in_entry,
+                in_program: place.in_program,
+            });
+        }
     }
 
     /// A device picked by hand the way `cuda_if_available` picks it ([`best_available`]): the
@@ -322,11 +350,21 @@ impl Analyses {
     }
 
     /// A thread's closure (the per-rank worker): an entry point; returns what to restore.
-    pub(super) fn enter_thread(&mut self) -> bool {
-        std::mem::replace(&mut self.function.entry.in_entry, true)
+    /// Entering the closure of a spawned thread: an entry point in a program's code; in
+    /// library code, for the thread's own current context only. Returns the outer state.
+    pub(super) fn enter_thread(&mut self) -> (bool, bool) {
+        let entry = &mut self.function.entry;
+        let outer = (entry.in_entry, entry.library_thread);
+        if !entry.in_entry && !self.file.in_program {
+            entry.library_thread = true;
+        } else {
+            entry.in_entry = true;
+        }
+        outer
     }
 
-    pub(super) fn leave_thread(&mut self, outer: bool) {
-        self.function.entry.in_entry = outer;
+    pub(super) fn leave_thread(&mut self, (in_entry, library_thread): (bool, bool)) {
+        self.function.entry.in_entry = in_entry;
+        self.function.entry.library_thread = library_thread;
     }
 }
