@@ -173,6 +173,44 @@ fn devices_passed_positionally_to_project_functions_are_followed() {
     );
 }
 
+/// A class whose constructor hands a parameter to `set_device`, called with a literal in
+/// another module; and a function of the project that asks the driver, called at another
+/// library module's top level.
+#[test]
+fn gpus_and_driver_questions_are_followed_into_other_modules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/runner.py",
+                "import torch\n\n\nclass Runner:\n    def __init__(self, config, rank):\n        \
+                 torch.cuda.set_device(rank)\n\n\ndef has_npu():\n    \
+                 return not torch.cuda.is_available()\n",
+            ),
+            (
+                "pkg/engine.py",
+                "from pkg.runner import Runner, has_npu\n\nNPU = has_npu()\n\n\n\
+                 def start(config, layers):\n    return Runner(config, 0), Runner(config, layers)\n",
+            ),
+        ],
+    );
+    let lines = warnings(&dir);
+    assert_eq!(
+        lines,
+        [
+            "pkg/engine.py:3:7: warning[cuda_at_import]: `has_npu` asks the GPU driver when the \
+             module is imported (in the function's body)",
+            "pkg/engine.py:7:27: warning[hardcoded_device]: hard-coded GPU ordinal `0` in \
+             `Runner(..., 0)`",
+            "pkg/runner.py:6:9: warning[stray_set_device]: `torch.cuda.set_device` changes the \
+             current device of the calling thread",
+        ],
+        "{lines:?}"
+    );
+}
+
 /// A device a module chose at import, kept in a variable (also through a chooser's tuple), is
 /// flagged where other modules place with it, and a folder without `__init__.py` inside a
 /// package is that package's (a namespace package).

@@ -71,6 +71,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         passing: Vec::new(),
         device_params: device_params(&module.body, &cx.module),
         device_modules: Vec::new(),
+        asks_driver: Vec::new(),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -91,6 +92,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         device_params: std::mem::take(&mut checker.device_params),
         launched: std::mem::take(&mut checker.entries.launched_elsewhere),
         device_modules: std::mem::take(&mut checker.device_modules),
+        asks_driver: std::mem::take(&mut checker.asks_driver),
     };
     Checked {
         events: Ok(checker.events),
@@ -178,6 +180,9 @@ pub(crate) struct Checker<'a, 't> {
     /// This file's functions that return torch's module of an accelerator, as
     /// [`Summary::device_modules`].
     pub(crate) device_modules: Vec<(String, String)>,
+    /// This file's module-level functions that ask the GPU driver something, as
+    /// [`Summary::asks_driver`].
+    pub(crate) asks_driver: Vec<String>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,

@@ -38,6 +38,9 @@ pub struct Summary {
     /// return getattr(torch, get_device_name())`): their dotted paths, and the module's
     /// (`torch.cuda`), whose device API a call's result then has.
     pub device_modules: Vec<(String, String)>,
+    /// Its module-level functions that ask the GPU driver something (`torch.cuda.is_available()`)
+    /// in their bodies: a library module that calls one at its top level asks it at import.
+    pub asks_driver: Vec<String>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -68,6 +71,8 @@ pub struct Asked {
     pub(crate) launched_in: FxHashSet<String>,
     /// Paths asked whether they name a function that returns torch's module of an accelerator.
     pub(crate) device_modules: FxHashSet<String>,
+    /// Paths asked whether they name a function that asks the GPU driver something.
+    pub(crate) asks_driver: FxHashSet<String>,
 }
 
 /// The project's Python files as far as the others need them: the functions that return a
@@ -97,6 +102,8 @@ pub struct Project {
     launched: FxHashMap<String, Vec<String>>,
     /// The functions that return torch's module of an accelerator → that module.
     device_modules: FxHashMap<String, String>,
+    /// The functions that ask the GPU driver something ([`Summary::asks_driver`]).
+    asks_driver: FxHashSet<String>,
     /// Whether the files are all the workspace's: only then does no importer among them mean
     /// that none exists (a run over one file of a package, as pre-commit makes, does not know).
     complete: bool,
@@ -182,6 +189,11 @@ impl Project {
     /// Whether the dotted `path` names a device chooser of the project, through re-exports.
     pub fn chooses(&self, path: &str) -> bool {
         self.names(path, |path| self.choosers.contains(path))
+    }
+
+    /// Whether `path` names a function that asks the GPU driver something, through re-exports.
+    pub fn asks_driver(&self, path: &str) -> bool {
+        self.names(path, |path| self.asks_driver.contains(path))
     }
 
     /// The module of an accelerator (`torch.cuda`) that the function `path` returns, through
@@ -310,6 +322,9 @@ impl Project {
             device_modules: (asked.device_modules.iter())
                 .map(|path| self.device_module(path).map(str::to_owned))
                 .collect(),
+            asks_driver: (asked.asks_driver.iter())
+                .map(|path| self.asks_driver(path))
+                .collect(),
         }
     }
 }
@@ -413,6 +428,9 @@ fn defined(files: &[ModuleFile]) -> Project {
         for chooser in &file.summary.passing {
             project.passing.extend(names(chooser));
         }
+        for function in &file.summary.asks_driver {
+            project.asks_driver.extend(names(function));
+        }
         for (function, module) in &file.summary.device_modules {
             for name in names(function) {
                 project.device_modules.insert(name, module.clone());
@@ -462,4 +480,5 @@ pub struct Answers {
     unimported: Vec<bool>,
     launched_in: Vec<Vec<String>>,
     device_modules: Vec<Option<String>>,
+    asks_driver: Vec<bool>,
 }

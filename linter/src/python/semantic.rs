@@ -525,32 +525,112 @@ pub(crate) fn peel_not(expr: &Expr) -> &Expr {
 }
 
 /// The module's functions that take a device positionally (`def generate(model, params,
-/// device)`): each as `module.function` with the parameter's place among a call's positional
+/// device)`), its classes' methods that do (`self.load(path, device)`), and its classes whose
+/// constructor does (`ModelRunner(config, rank)` for `def
+/// __init__(self, config, rank)` that calls `torch.cuda.set_device(rank)`): each as
+/// `module.function` or `module.Class` with the parameter's place among a call's positional
 /// arguments, and whether the function looks at it (false here; the checker marks it as it
-/// walks the function). A parameter is a device by its name: `device`, `dev`, or `..._device`.
+/// walks the function). A parameter is a device by its name (`device`, `dev`, `..._device`, a
+/// GPU's index such as `local_rank`) or by its use in the body: where a device goes
+/// (`set_device(rank)`, `torch.device("cuda", rank)`, `.cuda(rank)`, `device=rank`,
+/// `f"cuda:{rank}"`).
 pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize, bool)> {
     let mut found = Vec::new();
     if module.is_empty() {
         return found;
     }
-    for stmt in body {
-        let Stmt::FunctionDef(def) = stmt else {
-            continue;
-        };
+    // Module-level functions, and each class's methods (`__init__` as the class, called to
+    // construct one), whose receiver a call does not pass.
+    let functions = body.iter().flat_map(|stmt| match stmt {
+        Stmt::FunctionDef(def) => vec![(def, format!("{module}.{}", def.name), 0)],
+        Stmt::ClassDef(class) => (class.body.iter())
+            .filter_map(|stmt| match stmt {
+                Stmt::FunctionDef(def) => {
+                    let path = match def.name.as_str() {
+                        "__init__" => format!("{module}.{}", class.name),
+                        name => format!("{module}.{}.{name}", class.name),
+                    };
+                    let bound = !def
+                        .decorator_list
+                        .iter()
+                        .any(|decorator| last_name(&decorator.expression) == "staticmethod");
+                    Some((def, path, usize::from(bound)))
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    });
+    for (def, path, skip) in functions {
         let positional = def
             .parameters
             .posonlyargs
             .iter()
             .chain(&def.parameters.args);
-        for (at, parameter) in positional.enumerate() {
+        let mut used: Option<FxHashSet<String>> = None;
+        for (at, parameter) in positional.enumerate().skip(skip) {
             let name = parameter.parameter.name.as_str();
-            if matches!(name, "device" | "dev") || name.ends_with("_device") || says_gpu_index(name)
-            {
-                found.push((format!("{module}.{}", def.name), at, false));
+            let by_name = matches!(name, "device" | "dev")
+                || name.ends_with("_device")
+                || says_gpu_index(name);
+            let mut by_use = || {
+                used.get_or_insert_with(|| names_placing(&def.body))
+                    .contains(name)
+            };
+            if by_name || by_use() {
+                found.push((path.clone(), at - skip, false));
             }
         }
     }
     found
+}
+
+/// The bare names a function's body hands where a device goes: `set_device(n)`,
+/// `torch.device(kind, n)`, `.cuda(n)`, `device=n`, `f"cuda:{n}"`.
+fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
+    struct Placing(FxHashSet<String>);
+    impl Placing {
+        fn name(&mut self, expr: Option<&Expr>) {
+            if let Some(Expr::Name(name)) = expr {
+                self.0.insert(name.id.to_string());
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Placing {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Call(call) => {
+                    match last_name(&call.func) {
+                        "set_device" | "cuda" => self.name(call.arguments.args.first()),
+                        "device" => self.name(call.arguments.find_argument_value("index", 1)),
+                        _ => {}
+                    }
+                    self.name(call.arguments.find_keyword("device").map(|k| &k.value));
+                }
+                Expr::FString(fstring) => {
+                    let mut literal = String::new();
+                    for element in fstring.value.elements() {
+                        match element {
+                            ast::InterpolatedStringElement::Literal(text) => {
+                                literal.push_str(text);
+                            }
+                            ast::InterpolatedStringElement::Interpolation(value) => {
+                                if literal.ends_with("cuda:") {
+                                    self.name(Some(&value.expression));
+                                }
+                                literal.clear();
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut placing = Placing(FxHashSet::default());
+    placing.visit_body(body);
+    placing.0
 }
 
 /// The names an expression reads.

@@ -49,9 +49,13 @@ declare_rule! {
     ///         self.devices = torch.cuda.device_count() if devices is None else devices
     /// ```
     ///
+    /// A module-level function of the project that asks the driver in its own body, called at
+    /// import (`NPU_AVAILABLE = is_npu_available()`, in its module or one that imports it), asks
+    /// it there too.
+    ///
     /// ## Known limits
-    /// Only the calls themselves are seen: a library function called at import that asks the
-    /// driver inside it is not followed. Scripts, main guards and tests run at their own start
+    /// Calls are followed one function deep: a function that asks through another function,
+    /// or a method, is not seen. Scripts, main guards and tests run at their own start
     /// and are not flagged; a lambda's body runs when it is called.
     pub(crate) static CUDA_AT_IMPORT = ("cuda_at_import", Warn, Some(check));
 }

@@ -83,6 +83,10 @@ impl<'a> Checker<'a, '_> {
         if let Expr::Attribute(method) = &*call.func
             && path.is_none()
         {
+            // A method of the class being walked (`self.load(path, device)`).
+            if let Some(own) = self.own_method(&call.func) {
+                self.positional_devices(call, &own);
+            }
             self.method_call(call, method);
         }
         // `torch.amp.GradScaler(device="cuda")` and the like take a device type, not a device.
@@ -146,19 +150,50 @@ impl<'a> Checker<'a, '_> {
     /// A call that asks the GPU driver something, made when a library module is imported: at
     /// its top level, in a class body or a default argument (outside any function body or
     /// lambda), and not in a program's file or its main guard.
+    ///
+    /// A function of the project that asks the driver in its body, called there, asks it
+    /// too (`TORCH_NPU_AVAILABLE = is_torch_npu_available()` around `torch.cuda.is_available()`).
     pub(crate) fn driver_query(&mut self, call: &ast::ExprCall, path: Option<&str>) {
-        let asks = path.is_some_and(|path| self.api.names.driver_queries.contains(path));
-        if asks && self.scopes.len() == 1 && self.deferred == 0 {
-            if self.function.in_entry || self.program {
-                return;
+        let Some(path) = path else { return };
+        let asks = self.api.names.driver_queries.contains(path);
+        let at_import = self.scopes.len() == 1 && self.deferred == 0;
+        if asks && !at_import && self.qualname.len() == 1 && !self.module.is_empty() {
+            let function = format!("{}.{}", self.module, self.qualname[0]);
+            if !self.asks_driver.contains(&function) {
+                self.asks_driver.push(function);
             }
+        }
+        if !at_import || self.function.in_entry || self.program {
+            return;
+        }
+        let (asks, when) = if asks {
+            (true, "when the module is imported")
+        } else {
+            let own = self.asks_driver.iter().any(|function| function == path);
+            (
+                own || self.project_asks_driver(path),
+                "when the module is imported (in the function's body)",
+            )
+        };
+        if asks {
             let func = range(&*call.func);
             self.events.push(Event::CudaAtImport {
                 shown: self.source(&func).to_owned(),
                 span: func,
-                when: "when the module is imported",
+                when,
             });
         }
+    }
+
+    /// Whether `path` names a function of the project that asks the GPU driver something.
+    fn project_asks_driver(&self, path: &str) -> bool {
+        {
+            let asked = &mut self.asked.borrow_mut().asks_driver;
+            if !asked.contains(path) {
+                asked.insert(path.to_owned());
+            }
+        }
+        self.project.asks_driver(path)
     }
 
     /// A `device_map` dict (transformers, accelerate): each value is a module's device.

@@ -386,9 +386,11 @@ impl<'a> Checker<'a, '_> {
             if argument.is_starred_expr() {
                 return;
             }
-            // A device string, or a GPU's index (`get_device(0)`).
+            // A device string, a GPU's index (`get_device(0)`), or a name holding a device
+            // string (`device` of `def __init__(self, device="cuda")`).
             let named = integer(argument).is_some()
-                || (string(argument).is_some() && self.device_of(argument).is_some());
+                || (string(argument).is_some() && self.device_of(argument).is_some())
+                || self.pending_of(argument).is_some();
             if !named {
                 continue;
             }
