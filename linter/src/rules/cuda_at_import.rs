@@ -32,7 +32,8 @@ declare_rule! {
     ///
     /// ## In Python
     /// `torch.cuda.is_available()`, `device_count()`, `get_device_name()`,
-    /// `get_device_properties()`, `current_device()` and the other calls that ask the driver,
+    /// `get_device_properties()`, `current_device()` and the other calls that ask the driver
+    /// (also accelerate's `Accelerator()` and `PartialState()`, whose state asks for the devices),
     /// at a library module's top level, in a class body or in a default argument, which all run
     /// when the module is imported:
     /// ```python
