@@ -53,6 +53,24 @@ fn a_module_under_src_is_imported_by_its_name_from_src() {
 }
 
 #[test]
+fn a_scripts_dotted_import_starts_from_the_scripts_folder() {
+    // `python v4/train.py` puts `v4/` first on the import path: `src.model` is `v4/src/model.py`,
+    // which works at import and is library code all the same.
+    let found = findings(&[
+        (
+            "v4/src/model.py",
+            "import torch\n\nprint(\"building the kernel\")\n\n\ndef bind():\n    \
+             torch.cuda.set_device(0)\n",
+        ),
+        (
+            "v4/train.py",
+            "from src.model import bind\n\nif __name__ == \"__main__\":\n    bind()\n",
+        ),
+    ]);
+    assert_eq!(found, ["v4/src/model.py:7: stray_set_device"]);
+}
+
+#[test]
 fn a_module_that_works_at_import_is_library_code_when_library_code_imports_it() {
     // It picks the device when imported; the model code beside it imports what it picked.
     let found = findings(&[

@@ -361,6 +361,21 @@ fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
                     .copied()
                     .into_iter()
                     .for_each(&mut mark);
+                // A dotted path from the importer's own folder, which is where a script's
+                // imports start (`from src.model import GPT` in `RWKV-v4/train.py` names
+                // `RWKV-v4/src/model.py`, through a namespace package).
+                if let Some((folders, module)) = path.rsplit_once('.') {
+                    let folders = folders.replace('.', "/");
+                    let folder = match file.folder.as_str() {
+                        "" => folders,
+                        beside => format!("{beside}/{folders}"),
+                    };
+                    beside
+                        .get(&(folder.as_str(), module))
+                        .copied()
+                        .into_iter()
+                        .for_each(&mut mark);
+                }
                 if !rooted.is_empty() && first < path.len() {
                     for end in ends.chain([path.len()]) {
                         rooted
