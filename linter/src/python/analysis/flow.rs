@@ -702,6 +702,17 @@ impl<'a> Checker<'a, '_> {
                 return;
             }
             if let Some(mut pending) = held {
+                // A GPU by its index built into a device (`torch.device(f"cuda:{gpu_id}")` with
+                // `gpu_id=0`, or the string bound to a name that says device) is that GPU
+                // whatever its use, as `"cuda:0"` is.
+                let builds_gpu = self.built_device(value)
+                    || (says_device(name) && matches!(value, Expr::FString(_)));
+                if builds_gpu && matches!(pending.choice, Choice::Ordinal(_)) && !pending.reported {
+                    let (shown, span) = (pending.shown.clone(), pending.span.clone());
+                    self.chosen(pending.choice, shown, span, pending.in_entry);
+                    // Kept, to say where the device then goes.
+                    pending.reported = true;
+                }
                 // Through a name as it is (`torch.device(device)`), not a string built from it
                 // (`f"{accelerator}:{local_rank}"`, which adds an index).
                 pending.escapes |= escapes && from.and_then(dotted).is_some();
