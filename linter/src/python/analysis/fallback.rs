@@ -304,13 +304,18 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// A device string or a `torch.device(...)`, not a number or a name; or a conditional
-    /// between two (`torch.device(f"cuda:{index}") if index else torch.device("cuda:0")`).
+    /// A device string, a `torch.device(...)` or the current GPU's index, not a number or a
+    /// name; or a conditional between two (`torch.device(f"cuda:{index}") if index else
+    /// torch.device("cuda:0")`).
     fn is_device_value(&self, value: &Expr) -> bool {
         if let Expr::If(choice) = value {
             return self.is_device_value(&choice.body) && self.is_device_value(&choice.orelse);
         }
         let written = match value {
+            // The current GPU's index (`device = torch.cuda.current_device()`): a GPU.
+            Expr::Call(call) if self.resolves_to(&call.func, "torch.cuda.current_device") => {
+                return true;
+            }
             Expr::Call(call) => self.resolves_to(&call.func, "torch.device"),
             other => string(other).is_some(),
         };
