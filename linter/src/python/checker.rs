@@ -69,7 +69,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         package: base,
         choosers: Vec::new(),
         passing: Vec::new(),
-        device_params: device_params(&module.body, &cx.module),
+        device_params: device_params(&module.body, &cx.module, text),
         device_modules: Vec::new(),
         asks_driver: Vec::new(),
         asked: RefCell::new(asked),

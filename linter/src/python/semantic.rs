@@ -534,7 +534,7 @@ pub(crate) fn peel_not(expr: &Expr) -> &Expr {
 /// GPU's index such as `local_rank`) or by its use in the body: where a device goes
 /// (`set_device(rank)`, `torch.device("cuda", rank)`, `.cuda(rank)`, `device=rank`,
 /// `f"cuda:{rank}"`).
-pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize, bool)> {
+pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(String, usize, bool)> {
     let mut found = Vec::new();
     if module.is_empty() {
         return found;
@@ -567,7 +567,13 @@ pub(crate) fn device_params(body: &[Stmt], module: &str) -> Vec<(String, usize, 
             .posonlyargs
             .iter()
             .chain(&def.parameters.args);
-        let mut used: Option<FxHashSet<String>> = None;
+        // Only a body that names a device at all can place with a parameter: most are not
+        // walked again.
+        let source = text
+            .get(usize::from(def.start())..usize::from(def.end()))
+            .unwrap_or("");
+        let mut used: Option<FxHashSet<String>> =
+            (!source.contains("cuda") && !source.contains("device")).then(FxHashSet::default);
         for (at, parameter) in positional.enumerate().skip(skip) {
             let name = parameter.parameter.name.as_str();
             let by_name = matches!(name, "device" | "dev")
