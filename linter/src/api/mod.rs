@@ -482,7 +482,7 @@ impl Api {
     /// choice that may fall back.
     pub fn best_available(&self) -> &'static Entry {
         static BEST_AVAILABLE: std::sync::LazyLock<Entry> =
-            std::sync::LazyLock::new(BestAvailable::entry);
+            std::sync::LazyLock::new(best_available_entry);
         &BEST_AVAILABLE
     }
 
@@ -493,7 +493,7 @@ impl Api {
     pub fn best_available_choice() -> &'static Entry {
         static CHOICE: std::sync::LazyLock<Entry> = std::sync::LazyLock::new(|| Entry {
             may_fall_back: false,
-            ..BestAvailable::entry()
+            ..best_available_entry()
         });
         &CHOICE
     }
@@ -654,20 +654,16 @@ impl Api {
 mod tests;
 
 /// The entry of a device picked the way `cuda_if_available` picks it.
-struct BestAvailable;
-
-impl BestAvailable {
-    fn entry() -> Entry {
-        Entry {
-            role: Role::ImplicitDevice { fixed_device: None },
-            may_fall_back: true,
-            transfers: false,
-            returns: None,
-            note: Some("a GPU when one opens, else the CPU: the best available device".to_owned()),
-            builtin: true,
-            chooser: false,
-            binds_context: false,
-            unless_given: Vec::new(),
-        }
+fn best_available_entry() -> Entry {
+    Entry {
+        role: Role::ImplicitDevice { fixed_device: None },
+        may_fall_back: true,
+        transfers: false,
+        returns: None,
+        note: Some("a GPU when one opens, else the CPU: the best available device".to_owned()),
+        builtin: true,
+        chooser: false,
+        binds_context: false,
+        unless_given: Vec::new(),
     }
 }

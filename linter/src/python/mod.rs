@@ -66,6 +66,7 @@ pub struct PyContext<'a> {
     pub rooted: Vec<String>,
 }
 
+pub(crate) use project::note_asked;
 pub use project::{Answers, Asked, ModuleFile, Project, Summary};
 
 /// One Python file checked: its events, or why it could not be; what the other files need of

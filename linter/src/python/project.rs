@@ -75,6 +75,14 @@ pub struct Asked {
     pub(crate) asks_driver: FxHashSet<String>,
 }
 
+/// Notes that a file asked the project about `path` (once, without copying a path already
+/// asked).
+pub(crate) fn note_asked(asked: &mut FxHashSet<String>, path: &str) {
+    if !asked.contains(path) {
+        asked.insert(path.to_owned());
+    }
+}
+
 /// The project's Python files as far as the others need them: the functions that return a
 /// device they chose (`def infer_device(): return "cuda" if ... else "cpu"`), what each
 /// module's imports bind, so that a chooser re-exported by a package's `__init__.py` is

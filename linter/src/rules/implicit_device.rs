@@ -128,17 +128,16 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             in_entry_point: false,
             in_program: false,
         } => {
-            let finding = Finding::new(
-                &IMPLICIT_DEVICE,
-                span.clone(),
-                format!("`{shown}` uses whatever device is current"),
-                "the current CUDA device: GPU 0 unless other code changed it",
-                "take the device from the caller (a `device` argument), and choose it once where \
-                 the program starts",
-            );
             return Some(Finding {
                 related: super::goes_to(reaches),
-                ..finding
+                ..Finding::new(
+                    &IMPLICIT_DEVICE,
+                    span.clone(),
+                    format!("`{shown}` uses whatever device is current"),
+                    "the current CUDA device: GPU 0 unless other code changed it",
+                    "take the device from the caller (a `device` argument), and choose it once \
+                     where the program starts",
+                )
             });
         }
         Event::TypeAsCurrent {
@@ -149,19 +148,18 @@ pub(super) fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
             in_entry_point: false,
             in_program: false,
         } => {
-            let finding = Finding::new(
-                &IMPLICIT_DEVICE,
-                span.clone(),
-                format!("`{shown}` moves a CPU tensor to the current GPU, not to `{other}`'s"),
-                "a GPU tensor's type names no index: this goes to the current device",
-                format!(
-                    "use `.to({other})` (its dtype and device), or make the tensor with \
-                     `device={other}.device`"
-                ),
-            );
             return Some(Finding {
                 related: vec![(made.clone(), "made on the CPU here".to_owned())],
-                ..finding
+                ..Finding::new(
+                    &IMPLICIT_DEVICE,
+                    span.clone(),
+                    format!("`{shown}` moves a CPU tensor to the current GPU, not to `{other}`'s"),
+                    "a GPU tensor's type names no index: this goes to the current device",
+                    format!(
+                        "use `.to({other})` (its dtype and device), or make the tensor with \
+                         `device={other}.device`"
+                    ),
+                )
             });
         }
         _ => return None,

@@ -11,6 +11,7 @@ use crate::analysis::{Event, says_gpu_index};
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
+use crate::python::note_asked;
 use crate::python::semantic::{forwards, integer, last_name, range, string};
 
 impl<'a> Checker<'a, '_> {
@@ -187,12 +188,7 @@ impl<'a> Checker<'a, '_> {
 
     /// Whether `path` names a function of the project that asks the GPU driver something.
     fn project_asks_driver(&self, path: &str) -> bool {
-        {
-            let asked = &mut self.asked.borrow_mut().asks_driver;
-            if !asked.contains(path) {
-                asked.insert(path.to_owned());
-            }
-        }
+        note_asked(&mut self.asked.borrow_mut().asks_driver, path);
         self.project.asks_driver(path)
     }
 

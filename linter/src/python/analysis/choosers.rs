@@ -10,6 +10,7 @@ use crate::analysis::says_device;
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
+use crate::python::note_asked;
 use crate::python::semantic::{dotted, range, string};
 
 impl<'a> Checker<'a, '_> {
@@ -356,12 +357,7 @@ impl<'a> Checker<'a, '_> {
     /// Whether `path` names a device chooser: of the project, or of this file above (in the
     /// first pass, before the project knows them, a chooser calling one).
     pub(crate) fn chooses(&self, path: &str) -> bool {
-        {
-            let asked = &mut self.asked.borrow_mut().chooses;
-            if !asked.contains(path) {
-                asked.insert(path.to_owned());
-            }
-        }
+        note_asked(&mut self.asked.borrow_mut().chooses, path);
         self.project.chooses(path) || self.choosers.iter().any(|chooser| chooser == path)
     }
 
@@ -371,12 +367,7 @@ impl<'a> Checker<'a, '_> {
         if let Some((_, module)) = self.device_modules.iter().find(|(known, _)| known == path) {
             return Some(module.clone());
         }
-        {
-            let asked = &mut self.asked.borrow_mut().device_modules;
-            if !asked.contains(path) {
-                asked.insert(path.to_owned());
-            }
-        }
+        note_asked(&mut self.asked.borrow_mut().device_modules, path);
         self.project.device_module(path).map(str::to_owned)
     }
 
@@ -386,10 +377,7 @@ impl<'a> Checker<'a, '_> {
         if self.passing.iter().any(|known| known == path) {
             return true;
         }
-        let asked = &mut self.asked.borrow_mut().forwards;
-        if !asked.contains(path) {
-            asked.insert(path.to_owned());
-        }
+        note_asked(&mut self.asked.borrow_mut().forwards, path);
         self.project.passes_on(path)
     }
 }
