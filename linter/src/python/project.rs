@@ -340,11 +340,13 @@ impl Project {
 /// The modules outside packages, as `folder|module`, and whether each is a program: what runs
 /// and no other file imports (see [`Project::new`]).
 fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
-    // The modules outside packages, by folder and bare name, and by their rooted names.
-    let mut beside: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+    // The modules outside packages, by folder then bare name, and by their rooted names.
+    let mut beside: FxHashMap<&str, FxHashMap<&str, usize>> = FxHashMap::default();
+    let mut bare: FxHashSet<&str> = FxHashSet::default();
     let mut rooted: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     for (at, file) in files.iter().enumerate().filter(|(_, f)| f.summary.outside) {
-        beside.insert((&file.folder, &file.module), at);
+        (beside.entry(&file.folder).or_default()).insert(&file.module, at);
+        bare.insert(&file.module);
         for name in &file.rooted {
             rooted.entry(name).or_default().push(at);
         }
@@ -354,6 +356,7 @@ fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
     let mut imported_by: Vec<bool> = vec![false; files.len()];
     if !beside.is_empty() {
         for (by, file) in files.iter().enumerate() {
+            let here = beside.get(file.folder.as_str());
             for path in &file.summary.imported {
                 // A module beside the file is named by the path's first segment; a rooted name
                 // by a longer prefix of it.
@@ -364,22 +367,23 @@ fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
                         imported_by[at] = true;
                     }
                 };
-                beside
-                    .get(&(file.folder.as_str(), &path[..first]))
+                here.and_then(|modules| modules.get(&path[..first]))
                     .copied()
                     .into_iter()
                     .for_each(&mut mark);
                 // A dotted path from the importer's own folder, which is where a script's
                 // imports start (`from src.model import GPT` in `RWKV-v4/train.py` names
                 // `RWKV-v4/src/model.py`, through a namespace package).
-                if let Some((folders, module)) = path.rsplit_once('.') {
+                if let Some((folders, module)) = path.rsplit_once('.')
+                    && bare.contains(module)
+                {
                     let folders = folders.replace('.', "/");
                     let folder = match file.folder.as_str() {
                         "" => folders,
                         beside => format!("{beside}/{folders}"),
                     };
-                    beside
-                        .get(&(folder.as_str(), module))
+                    (beside.get(folder.as_str()))
+                        .and_then(|modules| modules.get(module))
                         .copied()
                         .into_iter()
                         .for_each(&mut mark);
