@@ -164,13 +164,18 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// Whether a value written here names a GPU without taking it from the caller: `"cuda"`,
-    /// `f"cuda:{rank}"`, `"cuda:{}".format(rank)`, `torch.device("cuda", index)`.
+    /// `f"cuda:{rank}"`, `"cuda:{}".format(rank)`, `"cuda:" + str(rank)`, `torch.device("cuda",
+    /// index)`.
     pub(crate) fn names_gpu(&self, value: &Expr) -> bool {
         if self.reads_from_caller(value) {
             return false;
         }
         match value {
             Expr::FString(f) => starts_with_cuda(f),
+            // `"cuda:" + str(rank)`, `"cuda" + suffix`.
+            Expr::BinOp(sum) if sum.op == ast::Operator::Add => {
+                string(&sum.left).is_some_and(is_cuda)
+            }
             Expr::Call(call) => match &*call.func {
                 Expr::Attribute(method) if method.attr.as_str() == "format" => {
                     string(&method.value).is_some_and(is_cuda)

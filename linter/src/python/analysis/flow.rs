@@ -279,6 +279,20 @@ impl<'a> Checker<'a, '_> {
                     range(value),
                 ))
             }
+            // `"cuda" + suffix`: a GPU with an index added on, or none (`suffix = ""` when the
+            // caller passed no index); `"cuda:" + str(index)` unless the index is the caller's.
+            Expr::BinOp(sum)
+                if sum.op == ast::Operator::Add
+                    && string(&sum.left).is_some_and(|kind| {
+                        kind == "cuda" || (kind == "cuda:" && !self.reads_from_caller(&sum.right))
+                    }) =>
+            {
+                Some((
+                    Choice::Current,
+                    self.source(&range(value)).to_owned(),
+                    range(value),
+                ))
+            }
             // `self.device or "cuda"`: the caller's device, or one chosen here.
             Expr::BoolOp(choice) if choice.op == ast::BoolOp::Or => choice.values[1..]
                 .iter()
