@@ -260,6 +260,48 @@ fn devices_kept_in_module_variables_are_followed_into_their_importers() {
     );
 }
 
+/// A settings object made at a module's top level (`settings = Settings()`) whose class's
+/// property chooses a device: other modules that place with `settings.DEVICE` use the device it
+/// chose, and read as a default argument it asks the driver when they are imported.
+#[test]
+fn properties_of_module_instances_are_followed_into_their_importers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/settings.py",
+                "import torch\n\n\nclass Settings:\n    @property\n    def DEVICE(self):\n        \
+                 if torch.cuda.is_available():\n            return \"cuda\"\n        \
+                 return \"cpu\"\n\n\nsettings = Settings()\n",
+            ),
+            (
+                "pkg/loader.py",
+                "from pkg.settings import settings\n\n\n\
+                 def load(model, device=settings.DEVICE):\n    return model.to(device)\n\n\n\
+                 def place(model):\n    return model.to(settings.DEVICE)\n",
+            ),
+        ],
+    );
+    let lines = warnings(&dir);
+    assert_eq!(
+        lines,
+        [
+            "pkg/loader.py:4:24: warning[cuda_at_import]: `settings.DEVICE` asks the GPU driver \
+             when the module is imported (in the property's body)",
+            // The default reaches a device position.
+            "pkg/loader.py:4:24: warning[implicit_device]: `settings.DEVICE` uses whatever device \
+             is current",
+            "pkg/loader.py:9:21: warning[implicit_device]: `settings.DEVICE` uses whatever device \
+             is current",
+            "pkg/settings.py:8:20: warning[implicit_device]: `\"cuda\"` uses whatever device is \
+             current",
+        ],
+        "{lines:?}"
+    );
+}
+
 /// A module that only tests compile (`#[cfg(test)] mod tests;` in a library's root) is test
 /// code: its calls of another crate's device chooser are the tests' own.
 #[test]

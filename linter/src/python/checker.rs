@@ -31,7 +31,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    last_name, package_of, range, root, string,
+    package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -72,6 +72,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         device_params: device_params(&module.body, &cx.module, text),
         device_modules: Vec::new(),
         asks_driver: Vec::new(),
+        instances: Vec::new(),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -93,6 +94,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         launched: std::mem::take(&mut checker.entries.launched_elsewhere),
         device_modules: std::mem::take(&mut checker.device_modules),
         asks_driver: std::mem::take(&mut checker.asks_driver),
+        instances: std::mem::take(&mut checker.instances),
     };
     Checked {
         events: Ok(checker.events),
@@ -183,6 +185,8 @@ pub(crate) struct Checker<'a, 't> {
     /// This file's module-level functions that ask the GPU driver something, as
     /// [`Summary::asks_driver`].
     pub(crate) asks_driver: Vec<String>,
+    /// [`Summary::instances`].
+    pub(crate) instances: Vec<(String, String)>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,
@@ -192,114 +196,6 @@ pub(crate) struct Checker<'a, 't> {
 }
 
 impl<'a> Checker<'a, '_> {
-    pub(crate) fn assign(&mut self, targets: &[Expr], value: &Expr) {
-        for target in targets {
-            match target {
-                // `device, dtype = "cuda", torch.float16`: each name its value.
-                Expr::Tuple(names) if matches!(value, Expr::Tuple(values) if values.len() == names.len()) =>
-                {
-                    let Expr::Tuple(values) = value else { continue };
-                    for (name, value) in names.iter().zip(values.iter()) {
-                        self.assign(std::slice::from_ref(name), value);
-                    }
-                }
-                // `device_type, device_module = get_device_info()`: a chooser's tuple, each name
-                // its element.
-                Expr::Tuple(names) if matches!(value, Expr::Call(_)) => {
-                    self.assign_chosen_tuple(&names.elts, value);
-                }
-                Expr::Subscript(subscript) if self.resolves_to(&subscript.value, "os.environ") => {
-                    if let Some(variable) = string(&subscript.slice) {
-                        self.set_env(variable.to_owned(), range(target));
-                    }
-                }
-                // `kwargs["device_map"] = {"": get_current_device()}`: as `device_map = {...}`.
-                Expr::Subscript(subscript)
-                    if string(&subscript.slice).is_some_and(|key| key.ends_with("device_map")) =>
-                {
-                    if let Expr::Dict(map) = value {
-                        self.device_map(map);
-                    }
-                }
-                // `device_map["vision_model"] = 0`: that module's device.
-                Expr::Subscript(subscript)
-                    if dotted(&subscript.value).is_some_and(|map| map.ends_with("device_map")) =>
-                {
-                    self.device_argument(value, |ordinal| format!("device_map[...] = {ordinal}"));
-                }
-                // `device_map = {"transformer.embedding": 0, ...}`: each module's device, as
-                // where the map is passed.
-                Expr::Name(_) | Expr::Attribute(_)
-                    if value.is_dict_expr() && last_name(target).ends_with("device_map") =>
-                {
-                    if let Expr::Dict(map) = value {
-                        self.device_map(map);
-                    }
-                }
-                Expr::Name(name) => {
-                    let name = name.id.to_string();
-                    let module_level = self.qualname.is_empty();
-                    // A class's field whose default is a device (`device: str = "cuda"` in a
-                    // dataclass or a config class): the class chooses for every instance whose
-                    // maker passes none.
-                    if self.class_body.is_some()
-                        && says_device(&name)
-                        && let Some((choice, shown, span)) = self.device_literal(value)
-                    {
-                        self.chosen(choice, shown, span, self.function.in_entry);
-                    }
-                    self.bind_device_string(&name, value, module_level);
-                    // `params = {"device": "cuda", ...}`: what each key holds, for
-                    // `params["device"]`.
-                    if let Expr::Dict(map) = value {
-                        for item in map.iter() {
-                            if let Some(key) = item.key.as_ref().and_then(string) {
-                                let keyed = format!("{name}[{key:?}]");
-                                self.bind_device_string(&keyed, &item.value, module_level);
-                            }
-                        }
-                    }
-                    match (string(value), self.resolve(value)) {
-                        (Some(text), _) => {
-                            self.function
-                                .flow
-                                .strings
-                                .insert(name.clone(), text.to_owned());
-                        }
-                        (None, Some(path)) => {
-                            self.function.flow.aliases.insert(name.clone(), path);
-                        }
-                        (None, None) => {
-                            self.function.flow.strings.remove(&name);
-                            self.function.flow.aliases.remove(&name);
-                        }
-                    }
-                    match self.fact_of(value) {
-                        Some(fact) => {
-                            self.function.flow.facts.insert(name.clone(), fact);
-                        }
-                        None => {
-                            self.function.flow.facts.remove(name.as_str());
-                        }
-                    }
-                    if self.reads_from_caller(value) {
-                        self.function.from_caller.push(name.as_str().into());
-                    }
-                    self.bound_availability(&name, value);
-                    self.bind_gpu_name(&name, value);
-                    self.bound_fallback(name, value);
-                }
-                Expr::Attribute(_) => {
-                    if let Some(name) = dotted(target) {
-                        self.bind_device_string(&name, value, true);
-                        self.bound_fallback(name, value);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
     pub(crate) fn function(&mut self, def: &ast::StmtFunctionDef) {
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
@@ -796,6 +692,7 @@ impl Checker<'_, '_> {
                     self.api_event(entry, &path, range(expr), true);
                     return;
                 }
+                self.driver_property(expr);
                 visitor::walk_expr(self, expr);
             }
             // `(torch.BoolTensor, torch.cuda.BoolTensor)`: a tuple of types only an `isinstance`

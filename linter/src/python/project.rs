@@ -38,9 +38,14 @@ pub struct Summary {
     /// return getattr(torch, get_device_name())`): their dotted paths, and the module's
     /// (`torch.cuda`), whose device API a call's result then has.
     pub device_modules: Vec<(String, String)>,
-    /// Its module-level functions that ask the GPU driver something (`torch.cuda.is_available()`)
-    /// in their bodies: a library module that calls one at its top level asks it at import.
+    /// Its module-level functions and its classes' methods that ask the GPU driver something
+    /// (`torch.cuda.is_available()`) in their bodies: a library module that calls one at its
+    /// top level asks it at import.
     pub asks_driver: Vec<String>,
+    /// Its module-level names bound to a call of a class or function (`settings =
+    /// Settings()`): the name's dotted path and the callee's, so that `settings.DEVICE`
+    /// elsewhere names the class's `DEVICE` (a property that chooses a device).
+    pub instances: Vec<(String, String)>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -112,6 +117,9 @@ pub struct Project {
     device_modules: FxHashMap<String, String>,
     /// The functions that ask the GPU driver something ([`Summary::asks_driver`]).
     asks_driver: FxHashSet<String>,
+    /// Module-level names → the class (or function) whose call they hold
+    /// ([`Summary::instances`]).
+    instances: FxHashMap<String, String>,
     /// Whether the files are all the workspace's: only then does no importer among them mean
     /// that none exists (a run over one file of a package, as pre-commit makes, does not know).
     complete: bool,
@@ -242,6 +250,23 @@ impl Project {
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
     /// modules' imports.
     fn names(&self, path: &str, mut found: impl FnMut(&str) -> bool) -> bool {
+        if self.reexported(path, &mut found) {
+            return true;
+        }
+        // `settings.DEVICE` of a module-level `settings = Settings()`: the class's `DEVICE`.
+        let Some((object, member)) = path.rsplit_once('.') else {
+            return false;
+        };
+        let mut class = None;
+        self.reexported(object, |object| {
+            class = self.instances.get(object);
+            class.is_some()
+        });
+        class.is_some_and(|class| self.reexported(&format!("{class}.{member}"), &mut found))
+    }
+
+    /// Whether `found` holds for `path` or for what it names through re-exports.
+    fn reexported(&self, path: &str, mut found: impl FnMut(&str) -> bool) -> bool {
         // Most paths asked about name nothing of the project, and need no copy.
         if found(path) {
             return true;
@@ -467,6 +492,11 @@ fn defined(files: &[ModuleFile]) -> Project {
             for name in names(function) {
                 let places = project.device_params.entry(name).or_default();
                 places.push((*at, *looked));
+            }
+        }
+        for (name, callee) in &file.summary.instances {
+            for name in names(name) {
+                project.instances.insert(name, callee.clone());
             }
         }
         for path in &file.summary.launched {

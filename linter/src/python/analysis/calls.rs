@@ -7,7 +7,7 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 use std::ops::Range;
 
-use crate::analysis::{Event, says_gpu_index};
+use crate::analysis::{Event, says_device, says_gpu_index};
 use crate::api::Role;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
@@ -158,11 +158,12 @@ impl<'a> Checker<'a, '_> {
         let Some(path) = path else { return };
         let asks = self.api.names.driver_queries.contains(path);
         let at_import = self.scopes.len() == 1 && self.deferred == 0;
-        if asks && !at_import && self.qualname.len() == 1 && !self.module.is_empty() {
-            let function = format!("{}.{}", self.module, self.qualname[0]);
-            if !self.asks_driver.contains(&function) {
-                self.asks_driver.push(function);
-            }
+        if asks
+            && !at_import
+            && let Some(function) = self.chooser_path()
+            && !self.asks_driver.contains(&function)
+        {
+            self.asks_driver.push(function);
         }
         if !at_import || self.function.in_entry || self.program {
             return;
@@ -182,6 +183,34 @@ impl<'a> Checker<'a, '_> {
                 shown: self.source(&func).to_owned(),
                 span: func,
                 when,
+            });
+        }
+    }
+
+    /// `settings.TORCH_DEVICE` read when a library module is imported (at its top level, in a
+    /// class body or a default argument), of a module's instance whose class's property asks
+    /// the GPU driver (`if torch.cuda.is_available(): return "cuda"`).
+    pub(crate) fn driver_property(&mut self, value: &Expr) {
+        let Expr::Attribute(attribute) = value else {
+            return;
+        };
+        let at_import = self.scopes.len() == 1 && self.deferred == 0;
+        if !at_import
+            || self.function.in_entry
+            || self.program
+            || !says_device(attribute.attr.as_str())
+        {
+            return;
+        }
+        if self
+            .resolve(value)
+            .is_some_and(|path| self.project_asks_driver(&path))
+        {
+            let span = range(value);
+            self.events.push(Event::CudaAtImport {
+                shown: self.source(&span).to_owned(),
+                span,
+                when: "when the module is imported (in the property's body)",
             });
         }
     }

@@ -229,7 +229,7 @@ impl<'a> Checker<'a, '_> {
 
     /// The dotted path the function being walked is called by, when it can be a chooser: a
     /// module's function, or a method of a class of the module.
-    fn chooser_path(&self) -> Option<String> {
+    pub(crate) fn chooser_path(&self) -> Option<String> {
         let method = self.qualname.len() == 2
             && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
         ((self.qualname.len() == 1 || method) && !self.module.is_empty())

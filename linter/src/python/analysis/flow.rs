@@ -266,11 +266,13 @@ impl<'a> Checker<'a, '_> {
                 self.device_literal(&call.arguments.args[1])
             }
             // `self.device` of a property of the class that returns a device it chose (`@property
-            // def device(self): return "cuda"`): a chooser's call written as an attribute.
+            // def device(self): return "cuda"`): a chooser's call written as an attribute; also
+            // of a module's instance of such a class (`settings.TORCH_DEVICE`).
             Expr::Attribute(attribute)
                 if says_device(attribute.attr.as_str())
                     && self
                         .own_method(value)
+                        .or_else(|| self.resolve(value))
                         .is_some_and(|path| self.chooses(&path)) =>
             {
                 Some((

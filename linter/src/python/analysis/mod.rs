@@ -3,6 +3,7 @@
 //! transfers; and the library calls they start from. Each adds what it looks at to the
 //! [`Checker`](super::checker) as it walks.
 
+pub(crate) mod assign;
 pub(crate) mod calls;
 pub(crate) mod choosers;
 pub(crate) mod entry;

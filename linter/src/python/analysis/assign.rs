@@ -1,0 +1,129 @@
+//! What an assignment binds: a device string, a chooser's tuple, an environment variable, a
+//! `device_map`, a name's string, alias and facts, and the module's instances that other
+//! modules name (`settings = Settings()`).
+
+use ruff_python_ast::Expr;
+
+use crate::analysis::says_device;
+use crate::python::checker::Checker;
+use crate::python::semantic::{dotted, last_name, range, string};
+
+impl Checker<'_, '_> {
+    pub(crate) fn assign(&mut self, targets: &[Expr], value: &Expr) {
+        for target in targets {
+            match target {
+                // `device, dtype = "cuda", torch.float16`: each name its value.
+                Expr::Tuple(names) if matches!(value, Expr::Tuple(values) if values.len() == names.len()) =>
+                {
+                    let Expr::Tuple(values) = value else { continue };
+                    for (name, value) in names.iter().zip(values.iter()) {
+                        self.assign(std::slice::from_ref(name), value);
+                    }
+                }
+                // `device_type, device_module = get_device_info()`: a chooser's tuple, each name
+                // its element.
+                Expr::Tuple(names) if matches!(value, Expr::Call(_)) => {
+                    self.assign_chosen_tuple(&names.elts, value);
+                }
+                Expr::Subscript(subscript) if self.resolves_to(&subscript.value, "os.environ") => {
+                    if let Some(variable) = string(&subscript.slice) {
+                        self.set_env(variable.to_owned(), range(target));
+                    }
+                }
+                // `kwargs["device_map"] = {"": get_current_device()}`: as `device_map = {...}`.
+                Expr::Subscript(subscript)
+                    if string(&subscript.slice).is_some_and(|key| key.ends_with("device_map")) =>
+                {
+                    if let Expr::Dict(map) = value {
+                        self.device_map(map);
+                    }
+                }
+                // `device_map["vision_model"] = 0`: that module's device.
+                Expr::Subscript(subscript)
+                    if dotted(&subscript.value).is_some_and(|map| map.ends_with("device_map")) =>
+                {
+                    self.device_argument(value, |ordinal| format!("device_map[...] = {ordinal}"));
+                }
+                // `device_map = {"transformer.embedding": 0, ...}`: each module's device, as
+                // where the map is passed.
+                Expr::Name(_) | Expr::Attribute(_)
+                    if value.is_dict_expr() && last_name(target).ends_with("device_map") =>
+                {
+                    if let Expr::Dict(map) = value {
+                        self.device_map(map);
+                    }
+                }
+                Expr::Name(name) => {
+                    let name = name.id.to_string();
+                    let module_level = self.qualname.is_empty();
+                    // A class's field whose default is a device (`device: str = "cuda"` in a
+                    // dataclass or a config class): the class chooses for every instance whose
+                    // maker passes none.
+                    if self.class_body.is_some()
+                        && says_device(&name)
+                        && let Some((choice, shown, span)) = self.device_literal(value)
+                    {
+                        self.chosen(choice, shown, span, self.function.in_entry);
+                    }
+                    self.bind_device_string(&name, value, module_level);
+                    // `settings = Settings()`: an instance that other modules name.
+                    if module_level
+                        && self.class_body.is_none()
+                        && !self.module.is_empty()
+                        && let Expr::Call(call) = value
+                        && let Some(callee) = self.resolve(&call.func)
+                    {
+                        self.instances
+                            .push((format!("{}.{name}", self.module), callee.into()));
+                    }
+                    // `params = {"device": "cuda", ...}`: what each key holds, for
+                    // `params["device"]`.
+                    if let Expr::Dict(map) = value {
+                        for item in map.iter() {
+                            if let Some(key) = item.key.as_ref().and_then(string) {
+                                let keyed = format!("{name}[{key:?}]");
+                                self.bind_device_string(&keyed, &item.value, module_level);
+                            }
+                        }
+                    }
+                    match (string(value), self.resolve(value)) {
+                        (Some(text), _) => {
+                            self.function
+                                .flow
+                                .strings
+                                .insert(name.clone(), text.to_owned());
+                        }
+                        (None, Some(path)) => {
+                            self.function.flow.aliases.insert(name.clone(), path);
+                        }
+                        (None, None) => {
+                            self.function.flow.strings.remove(&name);
+                            self.function.flow.aliases.remove(&name);
+                        }
+                    }
+                    match self.fact_of(value) {
+                        Some(fact) => {
+                            self.function.flow.facts.insert(name.clone(), fact);
+                        }
+                        None => {
+                            self.function.flow.facts.remove(name.as_str());
+                        }
+                    }
+                    if self.reads_from_caller(value) {
+                        self.function.from_caller.push(name.as_str().into());
+                    }
+                    self.bound_availability(&name, value);
+                    self.bind_gpu_name(&name, value);
+                    self.bound_fallback(name, value);
+                }
+                Expr::Attribute(_) => {
+                    if let Some(name) = dotted(target) {
+                        self.bind_device_string(&name, value, true);
+                        self.bound_fallback(name, value);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
