@@ -212,7 +212,10 @@ impl<'a> Checker<'a, '_> {
             in_entry: self.function.in_entry
                 || configured
                 || (self.qualname.len() == 1 && self.entries.functions.contains(def.name.as_str()))
-                || (owner.is_some() && self.entries.methods.contains(def.name.as_str())),
+                || (owner.is_some() && self.entries.methods.contains(def.name.as_str()))
+                || owner
+                    .as_ref()
+                    .is_some_and(|class| self.entries.classes.contains(class.as_str())),
             method_of: owner.clone().or_else(|| self.function.method_of.clone()),
             from_caller: def
                 .parameters

@@ -119,6 +119,8 @@ impl Checker<'_, '_> {
                 Expr::Attribute(_) => {
                     if let Some(name) = dotted(target) {
                         self.bind_device_string(&name, value, true);
+                        // `self.use_cuda = torch.cuda.is_available()`: a flag, as a name's.
+                        self.bound_availability(&name, value);
                         self.bound_fallback(name, value);
                     }
                 }

@@ -206,6 +206,10 @@ pub(crate) struct EntryPoints {
     /// Methods of the module's classes handed to a launcher (`Process(target=self._main_loop)`):
     /// where a worker starts.
     pub(crate) methods: FxHashSet<String>,
+    /// The module's classes that only a program uses: made or named by the main guard or by
+    /// what it reaches (`LunaTrainingApp().main()`), or handed to a launcher
+    /// (`Process(target=Worker)`). Their methods are the program's.
+    pub(crate) classes: FxHashSet<String>,
     /// Other modules' functions this one hands to a launcher, by dotted path.
     pub(crate) launched_elsewhere: Vec<String>,
 }
@@ -226,6 +230,13 @@ impl EntryPoints {
             .iter()
             .filter_map(|stmt| match stmt {
                 Stmt::FunctionDef(def) => Some((def.name.as_str(), def)),
+                _ => None,
+            })
+            .collect();
+        let classes: FxHashMap<&str, &ast::StmtClassDef> = body
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::ClassDef(class) => Some((class.name.as_str(), class)),
                 _ => None,
             })
             .collect();
@@ -293,17 +304,22 @@ impl EntryPoints {
         // dinov2.eval.knn import main`) is called from elsewhere too: neither it nor what it
         // reaches starts a program here.
         while let Some((name, from_guard)) = pending.pop() {
-            if let Some(def) = defs.get(name.as_str())
-                && !found.functions.contains(&name)
-                && !(from_guard && imported(cx, Some(&name), &mut asked.imported_elsewhere))
-            {
-                pending.extend(
-                    named(&def.body)
-                        .into_iter()
-                        .map(|reached| (reached, from_guard)),
-                );
-                found.functions.insert(name);
+            if found.functions.contains(&name) || found.classes.contains(&name) {
+                continue;
             }
+            let body = match (defs.get(name.as_str()), classes.get(name.as_str())) {
+                (Some(def), _) => &def.body,
+                (None, Some(class)) => &class.body,
+                (None, None) => continue,
+            };
+            if from_guard && imported(cx, Some(&name), &mut asked.imported_elsewhere) {
+                continue;
+            }
+            pending.extend(named(body).into_iter().map(|reached| (reached, from_guard)));
+            match defs.contains_key(name.as_str()) {
+                true => found.functions.insert(name),
+                false => found.classes.insert(name),
+            };
         }
         found
     }

@@ -198,11 +198,14 @@ impl<'a> Checker<'a, '_> {
         let flags = &self.function.flow.availability_flags;
         tests.iter().find_map(|test| match peel_not(test) {
             Expr::Call(call) => check(call),
-            // `use_cuda = torch.cuda.is_available()` earlier: the flag is the check.
-            Expr::Name(name) => match flags.get(name.id.as_str()) {
-                Some((shown, span, false)) => Some((shown.clone(), span.clone())),
-                _ => None,
-            },
+            // `use_cuda = torch.cuda.is_available()` earlier (or `self.use_cuda = ...`): the
+            // flag is the check.
+            flag @ (Expr::Name(_) | Expr::Attribute(_)) if !flags.is_empty() => {
+                match flags.get(dotted(flag)?.as_str()) {
+                    Some((shown, span, false)) => Some((shown.clone(), span.clone())),
+                    _ => None,
+                }
+            }
             // `torch.cuda.device_count() > 0`: a count against a number.
             Expr::Compare(compare)
                 if compare
@@ -257,8 +260,8 @@ impl<'a> Checker<'a, '_> {
             return;
         }
         for test in conditions(test) {
-            if let Expr::Name(name) = peel_not(test)
-                && let Some(flag) = flags.get_mut(name.id.as_str())
+            if let Some(name) = dotted(peel_not(test))
+                && let Some(flag) = flags.get_mut(name.as_str())
             {
                 flag.2 = true;
             }
