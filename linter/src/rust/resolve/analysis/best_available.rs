@@ -55,8 +55,17 @@ fn text_reports(text: &str) -> bool {
         let word = before
             .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
             .map_or(before, |start| &before[start + 1..]);
-        REPORTING.contains(&word) && text[at + 1..].starts_with(['(', '[', '{'])
+        reporting(word) && text[at + 1..].starts_with(['(', '[', '{'])
     })
+}
+
+/// Whether a macro of this name tells a person something: one of [`REPORTING`], or a
+/// project's own named for one (`log_device!`, `warn_once!`, `print_error!`).
+fn reporting(name: &str) -> bool {
+    REPORTING.contains(&name)
+        || name
+            .split('_')
+            .any(|part| matches!(part, "log" | "warn" | "info" | "error" | "print" | "debug"))
 }
 
 /// Whether a function's body ends in an error rather than a value (`Err(..)`, `bail!(..)`).
@@ -112,17 +121,24 @@ pub(in crate::rust::resolve) fn in_match(
         .arms
         .iter()
         .find_map(|arm| opened_name(&arm.pat).map(|name| (name, arm)))?;
-    if !gives_back(&opened.1.body, &opened.0) {
-        return None;
-    }
+    // The arm gives the device back, or keeps it (`state.device = dev;`).
+    let kept = match gives_back(&opened.1.body, &opened.0) {
+        true => None,
+        false => Some(kept_in(&opened.1.body, &opened.0)?),
+    };
     let fallback = matched
         .arms
         .iter()
         .find(|arm| opened_name(&arm.pat).is_none() && !diverges(&arm.body))?;
-    // An arm that gives no CPU lets the function go on without the GPU.
-    let on = match cpu_value(sem, &fallback.body) {
-        Some(_) => false,
-        None => After::goes_on(after)?,
+    // An arm that gives no CPU lets the function go on without the GPU; where the GPU is kept,
+    // the other arm keeps the CPU there.
+    let on = match (kept, cpu_value(sem, &fallback.body)) {
+        (Some(place), _) => match keeps_cpu(sem, &fallback.body, &place) {
+            true => false,
+            false => return None,
+        },
+        (None, Some(_)) => false,
+        (None, None) => After::goes_on(after)?,
     };
     Some(Written {
         span: range(gpu.span()),
@@ -190,8 +206,17 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
             };
             // A table's own fallback (`cuda_if_available`) is followed as itself.
             let (_, entry) = sem.known_path(&func.path)?;
-            (matches!(entry.role, Role::ExplicitDevice { .. }) && !entry.may_fall_back)
-                .then_some(&func.path)
+            let Role::ExplicitDevice { ordinal, gpu } = &entry.role else {
+                return None;
+            };
+            // Metal's device 0 is the Mac's one GPU (as `hardcoded_device` says): opening it,
+            // or the CPU without it, chooses no GPU among others.
+            let default_metal = gpu == "metal"
+                && call.args.iter().nth(*ordinal).is_some_and(|arg| {
+                    matches!(arg, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(int), .. })
+                        if int.base10_digits() == "0")
+                });
+            (!entry.may_fall_back && !default_metal).then_some(&func.path)
         }
         Expr::MethodCall(call)
             if ["ok", "map", "map_err", "context", "with_context"]
@@ -377,6 +402,42 @@ fn gives_back(body: &Expr, name: &str) -> bool {
         || value_of(body).is_some_and(|value| holds(value, name))
 }
 
+/// The place an arm keeps the device it opened in (`guard.device = dev;`), as written.
+fn kept_in(body: &Expr, name: &str) -> Option<String> {
+    assignments(body).find_map(|(place, value)| holds(value, name).then(|| place.clone()))
+}
+
+/// Whether an arm keeps the CPU in `place` (`guard.device = Device::Cpu;`).
+fn keeps_cpu(sem: &Semantic<'_, '_>, body: &Expr, place: &str) -> bool {
+    assignments(body).any(|(kept, value)| kept == place && cpu_value(sem, value).is_some())
+}
+
+/// The assignments an arm's block makes, as the place written and the value.
+fn assignments(body: &Expr) -> impl Iterator<Item = (String, &Expr)> {
+    let stmts = match body {
+        Expr::Block(block) => block.block.stmts.as_slice(),
+        _ => &[],
+    };
+    let single = matches!(body, Expr::Assign(_)).then_some(body);
+    stmts
+        .iter()
+        .filter_map(|stmt| match stmt {
+            syn::Stmt::Expr(expr, _) => Some(expr),
+            _ => None,
+        })
+        .chain(single)
+        .filter_map(|expr| match expr {
+            Expr::Assign(assign) => Some((shown_tokens(&assign.left), &*assign.right)),
+            _ => None,
+        })
+}
+
+/// A place as written, without spaces (`guard.device`).
+fn shown_tokens(expr: &Expr) -> String {
+    use quote::ToTokens;
+    expr.to_token_stream().to_string().replace(' ', "")
+}
+
 /// Looks for a `return` whose value holds `name`, in what `walk` visits.
 struct Returns<'n> {
     name: &'n str,
@@ -453,7 +514,7 @@ pub(in crate::rust::resolve) fn reports(expr: &Expr) -> bool {
                 .path
                 .segments
                 .last()
-                .is_some_and(|last| REPORTING.iter().any(|name| last.ident == name));
+                .is_some_and(|last| reporting(&last.ident.to_string()));
         }
     }
     let mut found = Reports(false);

@@ -144,13 +144,15 @@ fn device_type<'s>(sem: &'s Semantic<'_, '_>) -> impl Fn(&syn::Type) -> Option<S
     }
 }
 
-/// Whether a parameter takes its caller's device: by its type, or by a name that says it is a
-/// device (not a flag, `use_gpu: bool`) or a GPU's index of an integer type.
+/// Whether a parameter takes its caller's device: by its type (also one of the workspace's
+/// whose name says it describes a device, `pref: Option<DevicePreference>`), or by a name that
+/// says it is a device (not a flag, `use_gpu: bool`) or a GPU's index of an integer type.
 fn takes_device(typed: &syn::PatType, device: &dyn Fn(&syn::Type) -> Option<String>) -> bool {
     match &*typed.pat {
         syn::Pat::Ident(name) => {
             let (name, written) = (name.ident.to_string(), type_name(unwrapped(&typed.ty)));
             device(&typed.ty).is_some()
+                || written.as_deref().is_some_and(says_device)
                 || (says_device(&name) && written.as_deref() != Some("bool"))
                 || (says_ordinal(&name) && written.as_deref().is_some_and(is_integer))
         }
