@@ -11,7 +11,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Item, Pat, Stmt, Token, Type};
 
 use super::FileContext;
-use super::analysis::best_available;
+use super::analysis::{best_available, defaults};
 use super::analysis::entry::is_cfg_test;
 use super::analysis::macros::{self, Body};
 use super::analysis::{Analyses, FnInfo};
@@ -474,7 +474,9 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                             name: method.sig.ident.to_string(),
                             owner: Some(owner.as_deref().unwrap_or("_")),
                             inherent: imp.trait_.is_none(),
-                            defines_default: implements_default && method.sig.ident == "default",
+                            defines_default: implements_default
+                                && method.sig.ident == "default"
+                                && !defaults::builds_fields(&method.block),
                             // A trait's methods are called wherever the trait is.
                             public: imp.trait_.is_some()
                                 || matches!(method.vis, syn::Visibility::Public(_)),

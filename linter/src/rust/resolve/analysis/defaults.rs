@@ -1,7 +1,10 @@
-//! Defaults: a `Default` implementation, or a match arm on a default variant, that forwards to
-//! the library's own default (`Device::default()`, `WgpuDevice::DefaultDevice`) defines or
-//! translates a default: it is not a choice, and not flagged. A `Default` that chooses a GPU
-//! (`cuda_if_available()`, `new_cuda(0)`) chooses for every user of the type, and is.
+//! Defaults: a `Default` implementation whose value is the device (`impl Default for Dispatch {
+//! fn default() -> Self { Dispatch(WgpuDevice::default()) } }`), or a match arm on a default
+//! variant, that forwards to the library's own default (`Device::default()`,
+//! `WgpuDevice::DefaultDevice`) defines or translates a default: it is not a choice, and not
+//! flagged. A `Default` that chooses a GPU (`cuda_if_available()`, `new_cuda(0)`), or one that
+//! fills a device field among others (`Self { device: B::Device::default(), .. }` of a
+//! training config), chooses for every user of the type, and is.
 
 use super::FnInfo;
 use crate::analysis::ApiUse;
@@ -23,6 +26,13 @@ impl State {
             in_default_arm: false,
         }
     }
+}
+
+/// Whether a `fn default` builds a value of named fields (`Self { device, epochs, .. }`): a
+/// type that holds a device among other things, not a device.
+pub(in crate::rust::resolve) fn builds_fields(block: &syn::Block) -> bool {
+    matches!(block.stmts.last(), Some(syn::Stmt::Expr(syn::Expr::Struct(built), None))
+        if built.fields.len() > 1 || built.rest.is_some())
 }
 
 /// Whether a use forwards to a default rather than choosing: its name says default.
