@@ -52,11 +52,13 @@ declare_rule! {
     ///
     /// A module-level function of the project that asks the driver in its own body, called at
     /// import (`NPU_AVAILABLE = is_npu_available()`, in its module or one that imports it), asks
-    /// it there too.
+    /// it there too; so does a property of a class that asks it, read at import from a module's
+    /// instance of the class (`def load(device=settings.TORCH_DEVICE)` of `settings =
+    /// Settings()`).
     ///
     /// ## Known limits
     /// Calls are followed one function deep: a function that asks through another function,
-    /// or a method, is not seen. Scripts, main guards and tests run at their own start
+    /// or a method called at import, is not seen. Scripts, main guards and tests run at their own start
     /// and are not flagged; a lambda's body runs when it is called.
     pub(crate) static CUDA_AT_IMPORT = ("cuda_at_import", Warn, Some(check));
 }

@@ -44,8 +44,15 @@ declare_rule! {
     ///
     /// `cuda_if_available` written by hand is the same "best available" choice:
     /// `Device::new_cuda(0).unwrap_or(Device::Cpu)`, a `match` or `if let` on opening a GPU
-    /// that goes on to the CPU when it fails, and `if tch::Cuda::is_available() {
-    /// Device::Cuda(0) } else { Device::Cpu }`.
+    /// that goes on to the CPU when it fails (also keeping either in a place: `Ok(dev) =>
+    /// state.device = dev`, `Err(_) => state.device = Device::Cpu`), and `if
+    /// tch::Cuda::is_available() { Device::Cuda(0) } else { Device::Cpu }`. Metal's device 0,
+    /// or the CPU without it, is no choice among GPUs (the Mac's one GPU).
+    ///
+    /// A `Default` whose value is a device defines a default (`impl Default for Dispatch {
+    /// fn default() -> Self { Dispatch(WgpuDevice::default()) } }`); one that fills a device
+    /// field among others (`Self { device: B::Device::default(), epochs: 10 }` of a training
+    /// configuration) chooses for every user of the type, and is flagged.
     ///
     /// A function of the workspace that returns a device it chose itself to callers who pass
     /// none (`fn best_device() -> Result<Device>` around `Device::new_cuda(0)` or
@@ -53,15 +60,16 @@ declare_rule! {
     /// its type or a parameter named for one, is its caller's choice) is such a chooser too: its
     /// calls are flagged, and so are the calls of functions that return what it chose, up to
     /// four calls deep. One that takes the caller's device as an `Option`
-    /// (`fn get_device(device_id: Option<usize>)`) chooses for the calls that pass `None`.
+    /// (`fn get_device(device_id: Option<usize>)`, also of the workspace's own type named for a
+    /// device, `pref: Option<DevicePreference>`) chooses for the calls that pass `None`.
     ///
     /// ## In Python
     /// `.cuda()` without an index, `"cuda"` or `torch.device("cuda")` where a device
     /// goes (`.to(...)`, `device=`, `map_location=`), also as a branch of a conditional
     /// (`"cuda" if torch.cuda.is_available() else "cpu"`) or through a name, parameter default
     /// or attribute bound to it; `torch.cuda.current_device()`, `torch.set_default_device(...)`,
-    /// `torch.accelerator.current_accelerator()` and the legacy `torch.cuda.FloatTensor`,
-    /// outside entry points:
+    /// `torch.accelerator.current_accelerator()`, ColossalAI's `get_current_device()` and the
+    /// legacy `torch.cuda.FloatTensor`, outside entry points:
     /// ```python
     /// class Encoder(nn.Module):
     ///     def __init__(self):
@@ -82,14 +90,17 @@ declare_rule! {
     /// like a function; so is `getattr(torch, device_type).current_device()`, also through a
     /// function of the project that returns the accelerator's module (`get_torch_device()
     /// .current_device()`, `def get_torch_device(): return getattr(torch, name)`), a GPU returned once
-    /// an availability check found one (`return f"cuda:{local_rank}"`), a conversion that hands
+    /// an availability check found one (`return f"cuda:{local_rank}"`, `return
+    /// torch.device("cuda" + suffix if torch.cuda.is_available() else "cpu")` with the index
+    /// added on only when the caller gave one), a conversion that hands
     /// back the device it is given (`int_to_device(torch.cuda.current_device())`), a device a
     /// chooser writes and builds (`device = "cuda"`, then `return torch.device(device)`, flagged
     /// where it is written), a function or property named for the device it gives that returns
     /// `"cuda"` (`def device(self): return "cuda"`, flagged at its return and, for a property,
-    /// where `self.device` goes), and a class field
-    /// whose default is a device (`device: str = "cuda"` in a dataclass). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
-    /// monkeypatch) uses nothing.
+    /// where `self.device` goes, and where other modules read it from a module's instance:
+    /// `settings.TORCH_DEVICE` of `settings = Settings()`), and a class field whose default is
+    /// a device (`device: str = "cuda"` in a dataclass). Assigning to an API's attribute
+    /// (`torch.cuda.current_device = ...`, a monkeypatch) uses nothing.
     ///
     /// `cpu_tensor.type_as(x)` is a current-device use too: a tensor made on the CPU (a factory
     /// without `device=`, `torch.tensor(...)`, `torch.from_numpy(...)`, `.cpu()`) given the type

@@ -11,7 +11,8 @@ declare_rule! {
     /// choice written by hand counts too: `Device::new_cuda(0).unwrap_or(Device::Cpu)`, a
     /// `match` or `if let` on opening a GPU that goes on to the CPU when it fails, or `if
     /// tch::Cuda::is_available() { Device::Cuda(0) } else { Device::Cpu }`, unless the path that
-    /// falls back logs it. Off by default (`allow`); turn it on with `-W silent_cpu_fallback`.
+    /// falls back logs it (a standard macro, or the project's own named for logging:
+    /// `log_device!`, `warn_once!`). Off by default (`allow`); turn it on with `-W silent_cpu_fallback`.
     ///
     /// ## Why is this bad?
     /// Without a GPU (a missing driver, a wrong `CUDA_VISIBLE_DEVICES`, candle built without
@@ -35,7 +36,7 @@ declare_rule! {
     /// `"cuda" if torch.cuda.is_available() else "cpu"` (also inside
     /// `torch.device(...)`, behind the caller's device (`device or ...`, `args.device if ...
     /// else ...`), tested through a flag bound to the check (`use_cuda = not no_cuda and
-    /// torch.cuda.is_available()`), an `if` that binds or returns the device in its branches,
+    /// torch.cuda.is_available()`, also kept in an attribute, `self.use_cuda`), an `if` that binds or returns the device in its branches,
     /// or a branch that moves a model to the GPU, `if torch.cuda.is_available(): model =
     /// model.cuda()`, with no branch that says or stops) whose result the function never
     /// compares, asserts, logs, prints or reads `.type` of, nor hands to a function that does
