@@ -123,6 +123,27 @@ pub enum Read {
     TooBig(u64),
 }
 
+/// A path as reports name it: its components joined by `/` (a `\` in a Unix file name stays
+/// part of the name), each byte that is not UTF-8 written `\xFF`, so that every file has one
+/// name, its own, in every format (a lossy `\u{FFFD}` would name a file that does not exist, and
+/// two files alike).
+pub fn path_name(path: &std::path::Path) -> String {
+    let mut name = String::new();
+    for (at, component) in path.components().enumerate() {
+        let part = component.as_os_str();
+        if at > 0 && !name.ends_with('/') {
+            name.push('/');
+        }
+        for chunk in part.as_encoded_bytes().utf8_chunks() {
+            name.push_str(chunk.valid());
+            for byte in chunk.invalid() {
+                name.push_str(&format!("\\x{byte:02X}"));
+            }
+        }
+    }
+    name
+}
+
 /// Reads the file at `path` unless it is over `limit` bytes, with one lookup of the path: its
 /// size comes from the open file.
 pub fn read_within(path: &std::path::Path, limit: u64) -> std::io::Result<Read> {

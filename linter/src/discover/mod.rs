@@ -750,8 +750,7 @@ impl Session {
 
     /// `path` relative to the session's root, with `/` separators.
     pub fn relative(&self, path: &Path) -> String {
-        let relative = path.strip_prefix(&self.root).unwrap_or(path);
-        relative.to_string_lossy().replace('\\', "/")
+        crate::source::path_name(path.strip_prefix(&self.root).unwrap_or(path))
     }
 
     /// The workspace root's path inside its git repository (`crates/ml/` or empty), so that
@@ -761,7 +760,7 @@ impl Session {
             return String::new();
         };
         let inside = self.root.strip_prefix(repo).unwrap_or(Path::new(""));
-        let prefix = inside.to_string_lossy().replace('\\', "/");
+        let prefix = crate::source::path_name(inside);
         if prefix.is_empty() {
             prefix
         } else {

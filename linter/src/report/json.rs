@@ -83,7 +83,7 @@ fn target(package: &Package, unit: &FileUnit) -> serde_json::Value {
             "name": unit.crate_name,
             "kind": ["lib"],
             "crate_types": ["lib"],
-            "src_path": unit.path,
+            "src_path": crate::source::path_name(&unit.path),
             "edition": "2021",
             "doc": false,
             "doctest": false,
@@ -132,7 +132,7 @@ pub fn message(
     json!({
         "reason": "compiler-message",
         "package_id": package.id,
-        "manifest_path": package.manifest_path,
+        "manifest_path": crate::source::path_name(&package.manifest_path),
         "target": target(package, &file.unit),
         "message": {
             "$message_type": "diagnostic",

@@ -11,10 +11,10 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Item, Pat, Stmt, Token, Type};
 
 use super::FileContext;
-use super::analysis::{best_available, defaults};
 use super::analysis::entry::is_cfg_test;
 use super::analysis::macros::{self, Body};
 use super::analysis::{Analyses, FnInfo};
+use super::analysis::{best_available, defaults};
 use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};

@@ -1,0 +1,63 @@
+//! Files are reported under their own names in every format: a name that is not UTF-8 has its
+//! bytes escaped (`bad\xFF.py`), never replaced, and a backslash in a Unix file name is part of
+//! the name, not a separator. No name makes a report fail.
+
+mod common;
+
+use cargo_metadata::Message;
+use common::{command, stderr, stdout};
+
+const CUDA: &str = "import torch\nx = torch.zeros(3).cuda()\n";
+
+/// The file names of the JSON report's primary spans.
+fn json_file_names(out: &str) -> Vec<String> {
+    Message::parse_stream(out.as_bytes())
+        .map(|message| message.expect("cargo_metadata reads every message"))
+        .filter_map(|message| match message {
+            Message::CompilerMessage(message) => Some(message.message.spans[0].file_name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The findings of a folder in short and JSON form, each run exiting 0 (warnings only).
+fn short_and_json(dir: &std::path::Path) -> (String, Vec<String>) {
+    let run = |format: &str| {
+        let output = command()
+            .arg(dir)
+            .args(["--message-format", format])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stdout(&output)
+    };
+    (run("short"), json_file_names(&run("json")))
+}
+
+#[cfg(unix)]
+#[test]
+fn a_name_that_is_not_utf8_is_reported_with_its_bytes_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"bad\xffname.py");
+    std::fs::write(dir.path().join(name), CUDA).unwrap();
+    let (short, json) = short_and_json(dir.path());
+    assert!(
+        short.starts_with("bad\\xFFname.py:2:19: warning[implicit_device]"),
+        "{short}"
+    );
+    assert_eq!(json, ["bad\\xFFname.py"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_backslash_in_a_file_name_is_part_of_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("back\\slash.py"), CUDA).unwrap();
+    let (short, json) = short_and_json(dir.path());
+    assert!(
+        short.starts_with("back\\slash.py:2:19: warning[implicit_device]"),
+        "{short}"
+    );
+    assert_eq!(json, ["back\\slash.py"]);
+}
