@@ -144,6 +144,16 @@ pub fn path_name(path: &std::path::Path) -> String {
     name
 }
 
+/// What an I/O error says, without the path that the report names already (`No such file or
+/// directory (os error 2)`).
+pub fn io_reason(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::NotFound => "it does not exist (a link to nothing?)".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => err.to_string(),
+    }
+}
+
 /// Reads the file at `path` unless it is over `limit` bytes, with one lookup of the path: its
 /// size comes from the open file.
 pub fn read_within(path: &std::path::Path, limit: u64) -> std::io::Result<Read> {

@@ -96,6 +96,23 @@ pub(crate) fn walk(
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
+                // A source file that cannot be opened (a dangling link, no permission) is linted
+                // all the same, so that the run reports it as a file it could not read.
+                if let Some(path) = err.path().filter(|path| is_source(path, "rs"))
+                    && err.loop_ancestor().is_none()
+                {
+                    if seen.insert(file_id(path)) {
+                        walked.files.push(path.to_owned());
+                    }
+                    continue;
+                }
+                // Another language's file (a `.py`) is its own walk's to report.
+                if err
+                    .path()
+                    .is_some_and(|path| path.extension().is_some() && err.loop_ancestor().is_none())
+                {
+                    continue;
+                }
                 let at = err.path().unwrap_or(root).display().to_string();
                 let note = match err.loop_ancestor() {
                     Some(ancestor) => format!(
@@ -163,6 +180,17 @@ pub(crate) fn python(
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
+                match unreadable(&err) {
+                    Some(path) if is_source(path, "py") => {
+                        if seen.insert(file_id(path)) {
+                            walked.files.push(path.to_owned());
+                        }
+                        continue;
+                    }
+                    // Another language's file (a `.rs`) is its own walk's to report.
+                    Some(path) if path.extension().is_some() => continue,
+                    _ => {}
+                }
                 walked.notes.push(format!("{err}; skipped"));
                 continue;
             }
@@ -180,6 +208,30 @@ pub(crate) fn python(
         }
     }
     walked
+}
+
+/// Whether a path names a source file of the language of `extension` (`rs`, `py`), as far as
+/// its name says: what a failed walk entry is.
+fn is_source(path: &Path, extension: &str) -> bool {
+    path.extension().is_some_and(|ext| ext == extension)
+}
+
+/// The path of an entry the walk could not open (not a loop of links).
+fn unreadable(err: &ignore::Error) -> Option<&Path> {
+    fn is_io(err: &ignore::Error) -> bool {
+        match err {
+            ignore::Error::Io(_) => true,
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithPath { err, .. } => {
+                is_io(err)
+            }
+            _ => false,
+        }
+    }
+    match err {
+        ignore::Error::WithPath { path, err } if is_io(err) => Some(path),
+        ignore::Error::WithDepth { err, .. } => unreadable(err),
+        _ => None,
+    }
 }
 
 /// Counts the `.rs` files under `root` by why a walk skipped them, to explain a run that

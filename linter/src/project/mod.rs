@@ -395,12 +395,16 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
             });
             return finish(run, config, unit, String::new(), vec![finding]);
         }
+        // A file that cannot be read is not linted, and the run says so as it says of a file that
+        // cannot be parsed: a strict run fails.
         Err(err) => {
-            let warning = format!("cannot read {}: {err}; skipped", unit.relative);
-            return UnitResult {
-                warnings: vec![warning],
-                ..UnitResult::default()
-            };
+            let finding = rules::unlinted(Unparsed {
+                span: 0..0,
+                message: format!("cannot read the file: {}", source::io_reason(&err)),
+                label: "not read".to_owned(),
+                help: "check that the file exists and can be read, or exclude it".to_owned(),
+            });
+            return finish(run, config, unit, String::new(), vec![finding]);
         }
     };
     let (text, findings) = match source::decode(bytes) {

@@ -156,27 +156,35 @@ pub fn document(outcome: &Outcome) -> Value {
         .unwrap_or(&outcome.session.root);
     let root_uri = format!(
         "file://{}/",
-        uri(root.to_string_lossy().trim_end_matches('/'))
+        uri(crate::source::path_name(root).trim_end_matches('/'))
     );
-    // A file that a bug of ours stopped: the run did not finish its work.
-    let notifications: Vec<Value> = outcome
-        .internal_errors
-        .iter()
-        .map(|error| {
-            json!({
-                "level": "error",
-                "message": { "text": error.describe() },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {
-                            "uri": uri(&format!("{prefix}{}", error.unit.relative)),
-                            "uriBaseId": "%SRCROOT%",
-                        }
+    // A file that a bug of ours stopped (the run did not finish its work), and each file the
+    // run could not read or parse (it was not analysed: its `parse_error` result says why).
+    let notification = |level: &str, text: &str, relative: &str| {
+        json!({
+            "level": level,
+            "message": { "text": text },
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {
+                        "uri": uri(&format!("{prefix}{relative}")),
+                        "uriBaseId": "%SRCROOT%",
                     }
-                }],
-            })
+                }
+            }],
         })
-        .collect();
+    };
+    let internal = (outcome.internal_errors.iter())
+        .map(|error| notification("error", &error.describe(), &error.unit.relative));
+    let unanalysed = outcome.files.iter().flat_map(|file| {
+        (file.diagnostics.iter())
+            .filter(|diagnostic| diagnostic.finding.rule.name == "parse_error")
+            .map(|diagnostic| {
+                let text = format!("not analysed: {}", diagnostic.finding.message);
+                notification("warning", &text, &file.unit.relative)
+            })
+    });
+    let notifications: Vec<Value> = internal.chain(unanalysed).collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
