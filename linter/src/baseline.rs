@@ -142,9 +142,11 @@ pub fn write(outcome: &Outcome, path: &Path) -> Result<usize, BaselineError> {
         findings,
     };
     let text = serde_json::to_string_pretty(&file).expect("a baseline serializes");
-    std::fs::write(path, text + "\n").map_err(|source| BaselineError::Write {
-        path: path.to_owned(),
-        source,
+    crate::source::replace_whole(path, (text + "\n").as_bytes()).map_err(|source| {
+        BaselineError::Write {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     Ok(total)
 }

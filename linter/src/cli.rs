@@ -251,7 +251,7 @@ fn arguments(subcommand: bool) -> Vec<std::ffi::OsString> {
 /// command-line tools.
 fn emit(out: &str, output: Option<&std::path::Path>) -> Result<(), String> {
     match output {
-        Some(file) => std::fs::write(file, out)
+        Some(file) => crate::source::replace_whole(file, out.as_bytes())
             .map_err(|err| format!("cannot write the report to {}: {err}", file.display())),
         None => match std::io::stdout().lock().write_all(out.as_bytes()) {
             Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {

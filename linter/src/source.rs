@@ -144,6 +144,22 @@ pub fn path_name(path: &std::path::Path) -> String {
     name
 }
 
+/// Writes `contents` to `path` whole or not at all: to a temporary file in the same folder,
+/// then renamed over `path`. An interrupted run (SIGINT), a full disk or a folder that cannot be
+/// written leaves what was at `path` as it was.
+pub fn replace_whole(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => std::path::Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder)?;
+    file.write_all(contents)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|err| err.error)?;
+    Ok(())
+}
+
 /// What an I/O error says, without the path that the report names already (`No such file or
 /// directory (os error 2)`).
 pub fn io_reason(err: &std::io::Error) -> String {
