@@ -97,6 +97,7 @@ impl<'a> Checker<'_, 'a> {
             return;
         }
         let outer = self.analyses.on_fn_enter(&self.sem, &info);
+        self.analyses.function.context.set_restores(block);
         self.sem.scopes.push(ScopeKind::Function, None);
         self.sem.add_generics(&sig.generics);
         for input in &sig.inputs {

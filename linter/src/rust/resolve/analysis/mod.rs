@@ -98,7 +98,13 @@ impl Analyses {
         }
         env::on_api_use(&mut state.env, &use_);
         fallback::on_api_use(&mut state.fallback, events, &use_);
+        // Saving and restoring the context is no finding, but what it makes current is the
+        // function's own choice for what follows.
+        let restoring = context::vetoes(&state.context, &use_);
         let use_ = context::on_api_use(&mut state.context, use_);
+        if restoring {
+            return;
+        }
         let place = choosers::Place {
             in_entry: state.entry.chooses(&use_.entry.role),
             in_program: self.file.in_program,
