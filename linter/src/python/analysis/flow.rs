@@ -78,6 +78,28 @@ pub(crate) enum Choice {
     Ordinal(u64),
 }
 
+/// Tensor methods whose result is on the tensor's device: views, copies, other dtypes.
+const KEEPS_DEVICE: &[&str] = &[
+    "repeat",
+    "transpose",
+    "permute",
+    "view",
+    "reshape",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "flatten",
+    "contiguous",
+    "clone",
+    "detach",
+    "float",
+    "double",
+    "half",
+    "long",
+    "int",
+    "bool",
+];
+
 impl<'a> Checker<'a, '_> {
     /// Whether `value` is a call asking for the current device (`torch.cuda.current_device()`)
     /// with nothing to walk in it.
@@ -559,6 +581,12 @@ impl<'a> Checker<'a, '_> {
         let Expr::Call(call) = value else {
             return match value {
                 Expr::Name(name) => self.function.flow.facts.get(name.id.as_str()).cloned(),
+                // `xx * 2 - 1`, `xx / (n - 1)`: a tensor with what has no device known (a number)
+                // stays where it is; with a tensor elsewhere the op fails (`device_mismatch`).
+                Expr::BinOp(op) => match (self.fact_of(&op.left), self.fact_of(&op.right)) {
+                    (Some(fact), None) | (None, Some(fact)) => Some(fact),
+                    _ => None,
+                },
                 _ => None,
             };
         };
@@ -597,6 +625,9 @@ impl<'a> Checker<'a, '_> {
                 Some(device) => self.device_of(device)?,
             },
             "to" => self.device_of(call.arguments.find_argument_value("device", 0)?)?,
+            // A view, a copy or another dtype of a tensor is where the tensor is
+            // (`torch.arange(n).repeat(b, 1).transpose(0, 1)`).
+            name if KEEPS_DEVICE.contains(&name) => return self.fact_of(&method.value),
             _ => return None,
         };
         Some(Fact {
