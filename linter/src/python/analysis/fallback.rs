@@ -174,9 +174,32 @@ impl<'a> Checker<'a, '_> {
         // report: an answer to a question, no device.
         let asks = |e: &Expr| matches!(e, Expr::Call(call) if self.is_query(call));
         let other = |e: &Expr| !none(e) && !asks(e);
+        // `model.cuda(rank) if torch.cuda.is_available() else model.to(device)`: moved to a GPU
+        // in one branch, and not in the other.
+        let to_gpu = |e: &Expr| self.moves_to_gpu(e);
         let chooses = (cpu(&choice.body) && other(&choice.orelse))
-            || (cpu(&choice.orelse) && other(&choice.body));
+            || (cpu(&choice.orelse) && other(&choice.body))
+            || (to_gpu(&choice.body) != to_gpu(&choice.orelse));
         chooses.then_some(check)
+    }
+
+    /// Whether a value is moved to a GPU: `.cuda(...)`, or `.to(...)` a device known to be one.
+    fn moves_to_gpu(&self, value: &Expr) -> bool {
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        let Expr::Attribute(method) = &*call.func else {
+            return false;
+        };
+        match method.attr.as_str() {
+            "cuda" => true,
+            "to" => call
+                .arguments
+                .find_argument_value("device", 0)
+                .and_then(|device| self.device_of(device))
+                .is_some_and(|device| device != "cpu"),
+            _ => false,
+        }
     }
 
     /// The availability check in a condition, shown, and where it is. It may be one of several
