@@ -85,14 +85,51 @@ impl Finding {
         Finding {
             rule,
             span,
-            message,
-            label: label.into(),
+            message: one_line(&message),
+            label: one_line(&label.into()),
             help: help.into(),
             related: Vec::new(),
             suggestion: None,
             requires: None,
         }
     }
+}
+
+/// A message as one line of plain text, whatever source it quotes: code quoted across lines keeps
+/// its first line, elided (`.cuda(1, x="""…`), and control characters are written as escapes
+/// (`\u{1b}`), so that no linted file can forge a line of a report or drive the terminal that
+/// shows it.
+pub fn one_line(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for (at, part) in message.split('`').enumerate() {
+        if at > 0 {
+            out.push('`');
+        }
+        let part = match part.split_once('\n') {
+            // Inside backticks: code, cut at its first line.
+            Some((first, _)) if at % 2 == 1 => {
+                out.push_str(&escaped(first.trim_end()));
+                out.push('…');
+                continue;
+            }
+            _ => part,
+        };
+        out.push_str(&escaped(part));
+    }
+    out
+}
+
+/// Text with each control character written as an escape (`\u{1b}`), line breaks as spaces.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A replacement for some source text, with rustc's applicability.

@@ -50,6 +50,39 @@ struct Window {
     first_line: usize,
     /// Characters of the first line left out before the window (a long line is cut).
     first_column: usize,
+    /// Where a control character of the file was replaced by its picture in `text` (`␛` for
+    /// ESC), as its offset in the file's window and the bytes the window has grown by then.
+    grown: Vec<(usize, usize)>,
+}
+
+/// A file's text as a terminal may show it: each control character (ESC, BEL, a C1 control, a
+/// carriage return not ending a line) drawn as a picture of itself (`␛`, `␇`, `�`), as rustc
+/// draws them, so that a linted file cannot retitle, recolour or rewrite the terminal. Returns
+/// the text and where it grew ([`Window::grown`]).
+fn shown(text: &str) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(text.len());
+    let mut grown = Vec::new();
+    let mut extra = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let picture = match c {
+            '\n' | '\t' => None,
+            '\r' if chars.peek().is_some_and(|(_, next)| *next == '\n') => None,
+            '\0'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)),
+            '\u{7f}' => Some('\u{2421}'),
+            c if c.is_control() => Some('\u{fffd}'),
+            _ => None,
+        };
+        match picture {
+            Some(picture) => {
+                out.push(picture);
+                extra += picture.len_utf8() - c.len_utf8();
+                grown.push((at, extra));
+            }
+            None => out.push(c),
+        }
+    }
+    (out, grown)
 }
 
 /// Lines longer than this (generated code, minified data) are shown cut around the finding:
@@ -77,12 +110,14 @@ impl Window {
         let name = file.unit.relative.clone();
         let text = &file.text[offset..stop];
         if text.lines().all(|line| line.len() <= LONG_LINE) {
+            let (text, grown) = shown(text);
             return Window {
                 name,
-                text: text.to_owned(),
+                text,
                 offset,
                 first_line,
                 first_column: 0,
+                grown,
             };
         }
         // Only the finding's own line, cut around it.
@@ -101,13 +136,28 @@ impl Window {
         while !file.text.is_char_boundary(to) {
             to += 1;
         }
+        let (text, grown) = shown(&file.text[from..to]);
         Window {
             name,
-            text: file.text[from..to].to_owned(),
+            text,
             offset: from,
             first_line: line,
             first_column: file.text[line_start..from].chars().count(),
+            grown,
         }
+    }
+
+    /// Where a byte offset of the file is in the window as shown, counted from the file's start.
+    fn shown_at(&self, at: usize) -> usize {
+        let inside = at.saturating_sub(self.offset);
+        let before = self.grown.partition_point(|(replaced, _)| *replaced < inside);
+        let extra = before.checked_sub(1).map_or(0, |last| self.grown[last].1);
+        at + extra
+    }
+
+    /// A span of the file as a span of the window as shown.
+    fn shown_span(&self, span: &std::ops::Range<usize>) -> SourceSpan {
+        source_span(&(self.shown_at(span.start)..self.shown_at(span.end)))
     }
 
     /// Whether a span lies in the window, to be labelled.
@@ -156,7 +206,7 @@ pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> Strin
     let primary = finding.span.start..finding.span.end.min(window.offset + window.text.len());
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         Some(finding.label.clone()),
-        source_span(&primary),
+        window.shown_span(&primary),
     )];
     labels.extend(
         finding
@@ -164,7 +214,7 @@ pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> Strin
             .iter()
             .filter(|(span, _)| window.holds(span))
             .map(|(span, label)| {
-                LabeledSpan::new_with_span(Some(label.clone()), source_span(span))
+                LabeledSpan::new_with_span(Some(label.clone()), window.shown_span(span))
             }),
     );
     let severity = if diagnostic.level == Level::Deny {
