@@ -59,11 +59,16 @@ pub struct LineIndex {
 pub const BOM: &str = "\u{feff}";
 
 impl LineIndex {
+    /// Lines end at `\n`, `\r\n` and a lone `\r` (an old Mac file's, which Python and editors
+    /// take for a line break too).
     pub fn new(text: &str) -> Self {
         // A byte order mark is not part of the first line: columns count from after it.
         let first = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let bytes = text.as_bytes();
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
+            .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
         let starts = std::iter::once(first)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .chain(breaks.map(|at| at + 1))
             .collect();
         LineIndex { starts }
     }

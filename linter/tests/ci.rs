@@ -268,9 +268,16 @@ fn bad_input_is_an_error_that_names_the_file() {
     // A report and a baseline replace what was there whole, through a temporary file beside it
     // that is renamed over it: nothing else is left in the folder.
     let folder = tempfile::tempdir().unwrap();
-    for (flag, name) in [("--write-baseline", "baseline.json"), ("--output", "report.txt")] {
+    for (flag, name) in [
+        ("--write-baseline", "baseline.json"),
+        ("--output", "report.txt"),
+    ] {
         let file = folder.path().join(name);
-        std::fs::write(&file, "an old file, longer than what replaces it ".repeat(500)).unwrap();
+        std::fs::write(
+            &file,
+            "an old file, longer than what replaces it ".repeat(500),
+        )
+        .unwrap();
         placement(&[root, flag, file.to_str().unwrap()]);
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(!text.contains("an old file"), "{flag}: {text}");

@@ -187,3 +187,25 @@ fn sarif_uris_are_percent_encoded() {
     let location = &document["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], "gpu%20pick/100%25.rs");
 }
+
+/// A lone carriage return (an old Mac file's line break) ends a line, as Python and editors take
+/// it: findings land on their own lines, and an `allow` comment silences only its own.
+#[test]
+fn lone_carriage_returns_end_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "old_mac.py",
+            "import torch\rx = torch.zeros(3).cuda(1)\r\
+             y = torch.zeros(3).cuda(2)  # placement: allow(hardcoded_device)\r",
+        )],
+    );
+    let output = placement(&[dir.path().to_str().unwrap(), "--message-format", "short"]);
+    assert_eq!(
+        stdout(&output).lines().collect::<Vec<_>>(),
+        ["old_mac.py:2:25: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `.cuda(1)`"],
+        "{}",
+        stderr(&output)
+    );
+}

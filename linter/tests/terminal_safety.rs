@@ -33,7 +33,11 @@ fn control_characters_of_a_file_never_reach_the_terminal() {
             .filter(|c| c.is_control() && *c != '\n')
             .collect();
         assert!(raw.is_empty(), "{format}: {raw:?} in {out}");
-        let at = if format == "github" { "line=2,col=44" } else { "2:44" };
+        let at = if format == "github" {
+            "line=2,col=44"
+        } else {
+            "2:44"
+        };
         assert!(out.contains(at), "{format}: {out}");
     }
     let human = report(dir.path(), "human");
@@ -52,8 +56,10 @@ fn a_message_quoting_code_across_lines_is_one_line() {
     let short = report(dir.path(), "short");
     assert_eq!(
         short.lines().collect::<Vec<_>>(),
-        ["a.py:2:25: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `.cuda(1, \
-          non_blocking=\"\"\"…`"],
+        [
+            "a.py:2:25: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `.cuda(1, \
+          non_blocking=\"\"\"…`"
+        ],
         "{short}"
     );
 }

@@ -55,8 +55,8 @@ struct Window {
     grown: Vec<(usize, usize)>,
 }
 
-/// A file's text as a terminal may show it: each control character (ESC, BEL, a C1 control, a
-/// carriage return not ending a line) drawn as a picture of itself (`␛`, `␇`, `�`), as rustc
+/// A file's text as a terminal may show it: each control character (ESC, BEL, a C1 control)
+/// drawn as a picture of itself (`␛`, `␇`, `�`), and a lone carriage return as a line break, as rustc
 /// draws them, so that a linted file cannot retitle, recolour or rewrite the terminal. Returns
 /// the text and where it grew ([`Window::grown`]).
 fn shown(text: &str) -> (String, Vec<(usize, usize)>) {
@@ -68,6 +68,11 @@ fn shown(text: &str) -> (String, Vec<(usize, usize)>) {
         let picture = match c {
             '\n' | '\t' => None,
             '\r' if chars.peek().is_some_and(|(_, next)| *next == '\n') => None,
+            // A lone carriage return ends a line, as the line index counts it.
+            '\r' => {
+                out.push('\n');
+                continue;
+            }
             '\0'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)),
             '\u{7f}' => Some('\u{2421}'),
             c if c.is_control() => Some('\u{fffd}'),
@@ -150,7 +155,9 @@ impl Window {
     /// Where a byte offset of the file is in the window as shown, counted from the file's start.
     fn shown_at(&self, at: usize) -> usize {
         let inside = at.saturating_sub(self.offset);
-        let before = self.grown.partition_point(|(replaced, _)| *replaced < inside);
+        let before = self
+            .grown
+            .partition_point(|(replaced, _)| *replaced < inside);
         let extra = before.checked_sub(1).map_or(0, |last| self.grown[last].1);
         at + extra
     }
