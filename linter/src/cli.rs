@@ -42,7 +42,7 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     message_format: MessageFormat,
 
-    /// Do not report RULE.
+    /// Do not report RULE (`-A a,b` for two; `-A warnings` for every rule at `warn`).
     #[arg(short = 'A', long = "allow", value_name = "RULE")]
     allow: Vec<String>,
 
@@ -53,6 +53,11 @@ struct Cli {
     /// Report RULE as an error (exit status 1); `-D warnings` for every rule at `warn`.
     #[arg(short = 'D', long = "deny", value_name = "RULE")]
     deny: Vec<String>,
+
+    /// Run only these rules (`--select hardcoded_device,implicit_device`); one that is off by
+    /// default is turned on as a warning. `-A/-W/-D` still set their levels.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',')]
+    select: Vec<String>,
 
     /// Configuration file [default: placement.toml or [workspace.metadata.placement]]
     #[arg(long, value_name = "FILE")]
@@ -122,25 +127,70 @@ fn cli_levels(cli: &Cli, matches: &ArgMatches) -> CliLevels {
         ("deny", Level::Deny, &cli.deny),
     ] {
         let indices = matches.indices_of(id).into_iter().flatten();
-        ordered.extend(
-            indices
-                .zip(values)
-                .map(|(index, rule)| (index, rule.clone(), level)),
-        );
+        // `-A a,b` names two rules; `placement::a` is `a`.
+        ordered.extend(indices.zip(values).flat_map(|(index, rules)| {
+            rules
+                .split(',')
+                .map(str::trim)
+                .filter(|rule| !rule.is_empty())
+                .map(move |rule| (index, rules::bare_name(rule).to_owned(), level))
+        }));
     }
     ordered.sort_by_key(|(index, ..)| *index);
-    let deny_warnings = ordered
+    // `--select a,b`: every other rule allowed (but `parse_error`: a file that was not linted is
+    // said), and a or b on if it is off by default; before the `-A/-W/-D` levels, which win.
+    if !cli.select.is_empty() {
+        let selected: Vec<&str> = cli
+            .select
+            .iter()
+            .map(|rule| rules::bare_name(rule.trim()))
+            .collect();
+        let chosen = RULES.iter().filter_map(|rule| {
+            let picked = selected.contains(&rule.name);
+            match (picked, rule.default_level) {
+                (false, _) if rule.name == "parse_error" => None,
+                (false, _) => Some((0, rule.name.to_owned(), Level::Allow)),
+                (true, Level::Allow) => Some((0, rule.name.to_owned(), Level::Warn)),
+                (true, _) => None,
+            }
+        });
+        let unknown = (selected.iter())
+            .filter(|name| rules::find(name).is_none())
+            .map(|name| (0, (*name).to_owned(), Level::Warn));
+        ordered.splice(0..0, chosen.chain(unknown));
+    }
+    // `-D warnings` and `-A warnings` as rustc reads them; `-W warnings` changes nothing.
+    let warnings = ordered
         .iter()
-        .any(|(_, rule, level)| rule == "warnings" && *level == Level::Deny);
+        .filter(|(_, rule, level)| rule == "warnings" && *level != Level::Warn)
+        .map(|(_, _, level)| *level)
+        .next_back();
     let levels = ordered
         .into_iter()
         .filter(|(_, rule, _)| rule != "warnings")
         .map(|(_, rule, level)| (rule, level))
         .collect();
-    CliLevels {
-        levels,
-        deny_warnings,
-    }
+    CliLevels { levels, warnings }
+}
+
+/// The rules named on the command line that do not exist, as an error that lists them all.
+fn unknown_rules(levels: &CliLevels) -> Option<String> {
+    let unknown: Vec<&str> = (levels.levels.iter())
+        .map(|(rule, _)| rule.as_str())
+        .filter(|rule| rules::find(rule).is_none())
+        .collect();
+    (!unknown.is_empty()).then(|| {
+        let names: Vec<&str> = RULES.iter().map(|rule| rule.name).collect();
+        format!(
+            "no rule named {}; the rules are: {}",
+            unknown
+                .iter()
+                .map(|rule| format!("`{rule}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            names.join(", ")
+        )
+    })
 }
 
 fn explain(rule: &str) -> ExitCode {
@@ -244,7 +294,37 @@ fn arguments(subcommand: bool) -> Vec<std::ffi::OsString> {
     if by_cargo && args.get(1).is_some_and(|arg| arg == "placement") {
         args.remove(1);
     }
+    // `cargo placement -- -D warnings`, as with clippy: levels after `--` are levels.
+    if let Some(at) = args.iter().position(|arg| arg == "--")
+        && levels_only(&args[at + 1..])
+    {
+        args.remove(at);
+    }
     args
+}
+
+/// Whether arguments are only `-A/-W/-D` levels (`-D warnings`, `-Dwarnings`, `--deny=x`).
+fn levels_only(args: &[std::ffi::OsString]) -> bool {
+    let mut expects_value = false;
+    !args.is_empty()
+        && args.iter().all(|arg| {
+            let arg = arg.to_string_lossy();
+            if std::mem::take(&mut expects_value) {
+                return !arg.starts_with('-');
+            }
+            let flag = ["-A", "-W", "-D", "--allow", "--warn", "--deny"]
+                .into_iter()
+                .find(|flag| arg.starts_with(flag));
+            match flag {
+                Some(flag) if arg.len() == flag.len() => {
+                    expects_value = true;
+                    true
+                }
+                Some(flag) => flag.len() == 2 || arg[flag.len()..].starts_with('='),
+                None => false,
+            }
+        })
+        && !expects_value
 }
 
 /// Writes the report; a reader that went away (`| head`) ends the run quietly, as with other
@@ -305,9 +385,13 @@ pub fn main(subcommand: bool) -> ExitCode {
             "--with-check forwards cargo's JSON messages: use it with --message-format json",
         );
     }
+    let levels = cli_levels(&cli, &matches);
+    if let Some(unknown) = unknown_rules(&levels) {
+        return fail(unknown);
+    }
     let options = Options {
         config_file: cli.config.clone(),
-        cli: cli_levels(&cli, &matches),
+        cli: levels,
     };
     let project = match discover(&paths, &options) {
         Ok(project) => project,

@@ -141,8 +141,9 @@ fn add_globs(
 #[derive(Clone, Debug, Default)]
 pub struct CliLevels {
     pub levels: Vec<(String, Level)>,
-    /// `-D warnings`: every finding at `warn` is raised to `deny`.
-    pub deny_warnings: bool,
+    /// `-D warnings` (every finding at `warn` raised to `deny`) or `-A warnings` (every one
+    /// allowed), whichever came last, as rustc reads them.
+    pub warnings: Option<Level>,
 }
 
 /// The configuration in force for a run.
@@ -151,7 +152,8 @@ pub struct Config {
     levels: HashMap<String, Level>,
     package_levels: HashMap<String, HashMap<String, Level>>,
     cli: HashMap<String, Level>,
-    deny_warnings: bool,
+    /// `-D warnings` or `-A warnings` ([`CliLevels::warnings`]).
+    all_warnings: Option<Level>,
     pub entry_points: Vec<String>,
     pub exclude: GlobSet,
     pub api: Arc<Api>,
@@ -203,7 +205,7 @@ impl Config {
             python_table.extend(package_file.python_api);
             entry_points.extend(package_file.entry_points);
             add_globs(&mut globs, &source, &package_file.exclude)?;
-            package_levels.insert(package, package_file.levels.into_iter().collect());
+            package_levels.insert(package, bare_names(package_file.levels));
         }
         let exclude = globs
             .build()
@@ -211,18 +213,11 @@ impl Config {
         let api = Api::new(api_table).map_err(|err| ConfigError::new(&source_name, err))?;
         let python_api =
             Api::python(python_table).map_err(|err| ConfigError::new(&source_name, err))?;
-        for (name, _) in &cli.levels {
-            if rules::find(name).is_none() {
-                warnings.push(format!(
-                    "unknown rule `{name}` on the command line; see `cargo placement rules`"
-                ));
-            }
-        }
         Ok(Config {
-            levels: file.levels.into_iter().collect(),
+            levels: bare_names(file.levels),
             package_levels,
             cli: cli.levels.into_iter().collect(),
-            deny_warnings: cli.deny_warnings,
+            all_warnings: cli.warnings,
             entry_points,
             exclude,
             api,
@@ -247,10 +242,9 @@ impl Config {
             .or_else(|| self.levels.get(name))
             .copied()
             .unwrap_or(rule.default_level);
-        if self.deny_warnings && level == Level::Warn {
-            Level::Deny
-        } else {
-            level
+        match (level, self.all_warnings) {
+            (Level::Warn, Some(warnings)) => warnings,
+            (level, _) => level,
         }
     }
 
@@ -258,6 +252,14 @@ impl Config {
     pub fn excluded(&self, relative: &Path) -> bool {
         self.exclude.is_match(relative)
     }
+}
+
+/// Levels by the rules' bare names (`placement::implicit_device` is `implicit_device`).
+fn bare_names(levels: BTreeMap<String, Level>) -> HashMap<String, Level> {
+    levels
+        .into_iter()
+        .map(|(name, level)| (rules::bare_name(&name).to_owned(), level))
+        .collect()
 }
 
 /// The `[tool.placement]` table of a `pyproject.toml`, if it has one.
@@ -366,7 +368,7 @@ mod tests {
         let package = ConfigFile::from_toml("p", "[levels]\nhardcoded_device = \"allow\"").unwrap();
         let cli = CliLevels {
             levels: vec![("stray_set_device".into(), Level::Allow)],
-            deny_warnings: true,
+            warnings: Some(Level::Deny),
         };
         let config = Config::new(
             Some(("w".into(), workspace)),

@@ -115,8 +115,9 @@ fn deny_levels_set_the_exit_status() {
     let output = placement(&[demo, "-D", "warnings"]);
     assert_eq!(output.status.code(), Some(1));
     let output = placement(&[demo, "-A", "nonsense"]);
+    assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("unknown rule `nonsense` on the command line"),
+        stderr(&output).contains("no rule named `nonsense`"),
         "{}",
         stderr(&output)
     );

@@ -32,7 +32,7 @@ fn directive(body: &str) -> Option<HashSet<String>> {
     Some(
         list[..end]
             .split(',')
-            .map(str::trim)
+            .map(|name| rules::bare_name(name.trim()))
             .filter(|name| !name.is_empty())
             .map(str::to_owned)
             .collect(),

@@ -72,7 +72,15 @@ registry! {
 }
 
 pub fn find(name: &str) -> Option<&'static Rule> {
+    let name = bare_name(name);
     RULES.iter().copied().find(|rule| rule.name == name)
+}
+
+/// A rule's name as reports print its code (`placement::implicit_device`) or bare
+/// (`implicit_device`), bare: both are accepted wherever a rule is named, as clippy accepts
+/// `clippy::x`.
+pub fn bare_name(name: &str) -> &str {
+    name.strip_prefix("placement::").unwrap_or(name)
 }
 
 /// Every finding the rules make of the events of a file in `language`.

@@ -1,0 +1,108 @@
+//! The code a report prints is accepted back wherever a rule is named, and the command line
+//! reads levels as rustc and clippy do: `placement::implicit_device` is `implicit_device`, `-A
+//! a,b` is two rules, `-A warnings` and `-D warnings` set every rule at `warn`, levels after `--`
+//! are levels, `--select` runs only some rules, and a rule that does not exist is an error.
+
+mod common;
+
+use common::{command, stderr, stdout};
+
+/// A folder with one finding of each of two rules at `warn`, and a fallback (off by default).
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.py"),
+        "import torch\n\n\ndef load(model):\n    return model.cuda(1), model.cuda()\n\n\n\
+         def pick(index):\n    return torch.device(f\"cuda:{index}\" if torch.cuda.is_available() else \"cpu\")\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// The rules of a short report, and the exit status.
+fn rules_reported(dir: &tempfile::TempDir, args: &[&str]) -> (Vec<String>, Option<i32>) {
+    let output = command()
+        .arg(dir.path())
+        .args(["--message-format", "short"])
+        .args(args)
+        .output()
+        .unwrap();
+    let rules = stdout(&output)
+        .lines()
+        .filter_map(|line| Some(line.split_once(": ")?.1.split_once(':')?.0.to_owned()))
+        .collect();
+    (rules, output.status.code())
+}
+
+#[test]
+fn the_printed_code_names_a_rule_everywhere() {
+    let dir = project();
+    let (rules, _) = rules_reported(&dir, &["-A", "placement::hardcoded_device"]);
+    assert_eq!(rules, ["warning[implicit_device]"]);
+    let (rules, _) = rules_reported(&dir, &["-A", "hardcoded_device,implicit_device"]);
+    assert!(rules.is_empty(), "{rules:?}");
+    std::fs::write(
+        dir.path().join("placement.toml"),
+        "[levels]\n\"placement::implicit_device\" = \"deny\"\n",
+    )
+    .unwrap();
+    let (rules, status) = rules_reported(&dir, &[]);
+    assert_eq!(
+        rules,
+        ["warning[hardcoded_device]", "error[implicit_device]"]
+    );
+    assert_eq!(status, Some(1));
+    let explain = command()
+        .args(["explain", "placement::implicit_device"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&explain).starts_with("# implicit_device"),
+        "{}",
+        stderr(&explain)
+    );
+}
+
+#[test]
+fn warnings_and_levels_after_the_separator_read_as_rustc_reads_them() {
+    let dir = project();
+    let (rules, status) = rules_reported(&dir, &["-A", "warnings"]);
+    assert!(rules.is_empty(), "{rules:?}");
+    assert_eq!(status, Some(0));
+    let (rules, status) = rules_reported(&dir, &["--", "-D", "warnings"]);
+    assert_eq!(rules, ["error[hardcoded_device]", "error[implicit_device]"]);
+    assert_eq!(status, Some(1));
+    // The last of `-A warnings` and `-D warnings` wins.
+    let (_, status) = rules_reported(&dir, &["-D", "warnings", "-A", "warnings"]);
+    assert_eq!(status, Some(0));
+}
+
+#[test]
+fn select_runs_only_the_rules_named() {
+    let dir = project();
+    let (rules, _) = rules_reported(&dir, &["--select", "silent_cpu_fallback"]);
+    assert_eq!(rules, ["warning[silent_cpu_fallback]"]);
+    let (rules, _) = rules_reported(
+        &dir,
+        &["--select", "hardcoded_device", "-D", "hardcoded_device"],
+    );
+    assert_eq!(rules, ["error[hardcoded_device]"]);
+}
+
+#[test]
+fn a_rule_that_does_not_exist_is_an_error() {
+    let dir = project();
+    for args in [
+        &["-A", "no_such_rule"][..],
+        &["--select", "hardcoded_device,nope"],
+    ] {
+        let output = command().arg(dir.path()).args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("no rule named `"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(stdout(&output).is_empty());
+    }
+}
