@@ -44,7 +44,8 @@ fn deep_nesting_is_linted_or_reported_never_a_crash() {
         ],
     );
     let output = placement(&[dir.path().to_str().unwrap(), "--message-format", "short"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // The file too deep to lint fails the run.
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let out = stdout(&output);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
@@ -67,10 +68,10 @@ fn files_over_the_size_limit_are_reported_by_name() {
         ],
     );
     let output = placement(&[dir.path().to_str().unwrap(), "--message-format", "short"]);
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stdout(&output),
-        "generated.rs:1:1: warning[parse_error]: file is too large to lint (2.1 KiB, over the limit of 1.0 KiB)\n\
+        "generated.rs:1:1: error[parse_error]: file is too large to lint (2.1 KiB, over the limit of 1.0 KiB)\n\
          gpu.rs:1:47: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `tch::Device::Cuda`\n"
     );
     std::fs::write(
@@ -100,7 +101,7 @@ fn invalid_utf8_is_reported_at_its_first_bad_byte() {
     assert_eq!(
         stdout(&output),
         "gpu.rs:1:47: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `tch::Device::Cuda`\n\
-         latin1.rs:1:7: warning[parse_error]: file is not valid UTF-8\n",
+         latin1.rs:1:7: error[parse_error]: file is not valid UTF-8\n",
         "not linted past the bad byte"
     );
 }

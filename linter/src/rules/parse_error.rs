@@ -6,8 +6,10 @@ declare_rule! {
     /// ## What it does
     /// Reports a file that could not be parsed or linted as Rust or Python: a syntax error (at
     /// the place the parser stopped), a file that is not valid UTF-8 (at its first bad byte),
-    /// nesting deeper than the linter's stack allows, or a file larger than `max_file_size`.
-    /// The other files are still linted.
+    /// nesting deeper than the linter's stack allows, a file larger than `max_file_size`, or one
+    /// that cannot be read. The other files are still linted. An error by default, so that a
+    /// run that could not check a file fails, as rustc and ruff do; a project lowers it in its
+    /// configuration (`parse_error = "warn"`).
     ///
     /// ## Why is this bad?
     /// Nothing in the file can be checked, so its placement problems go unreported.
@@ -37,7 +39,7 @@ declare_rule! {
     /// so code produced by build scripts or procedural macros is not seen. Files over
     /// `max_file_size` (10 MiB unless configured: linting takes about 200 times a file's size
     /// in memory) and expressions nested thousands of levels deep are reported, not linted.
-    pub(crate) static PARSE_ERROR = ("parse_error", Warn, None);
+    pub(crate) static PARSE_ERROR = ("parse_error", Deny, None);
 }
 
 /// The finding for a file that `syn` rejected.
