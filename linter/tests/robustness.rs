@@ -210,3 +210,25 @@ fn lone_carriage_returns_end_lines() {
         stderr(&output)
     );
 }
+
+/// `.cuda()` after a line break (a comment, a backslash) is reported at the method, on its own
+/// line: the message quotes the call, and an `allow` comment there applies.
+#[test]
+fn a_call_after_a_line_break_is_reported_at_its_method() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "broken.py",
+            "import torch\n\n\ndef f(x):\n    y = (x  # move\n         .cuda())\n    z = x \\\n        \
+             .cuda()  # placement: allow(implicit_device)\n    return y, z\n",
+        )],
+    );
+    let output = placement(&[dir.path().to_str().unwrap(), "--message-format", "short"]);
+    assert_eq!(
+        stdout(&output).lines().collect::<Vec<_>>(),
+        ["broken.py:6:10: warning[implicit_device]: `.cuda()` uses whatever device is current"],
+        "{}",
+        stderr(&output)
+    );
+}

@@ -280,7 +280,17 @@ impl<'a> Checker<'a, '_> {
     /// `.cuda(...)` and `.to(...)` on a receiver that is no library's item.
     pub(crate) fn method_call(&mut self, call: &ast::ExprCall, method: &ast::ExprAttribute) {
         let receiver = &*method.value;
-        let from_dot = usize::from(receiver.range().end())..usize::from(call.range().end());
+        // From the dot before the method's name, on the method's line however the call is
+        // broken (`(x  # move\n .cuda())`, a backslash, `x.\n cuda()`): what a finding quotes and
+        // where an `allow` comment applies.
+        let (after, name_start) = (
+            usize::from(receiver.range().end()),
+            usize::from(method.attr.range().start()),
+        );
+        let dot = (self.text.get(after..name_start))
+            .and_then(|between| between.rfind('.'))
+            .map_or(after, |at| after + at);
+        let from_dot = dot..usize::from(call.range().end());
         let name = method.attr.as_str();
         let transfer = match name {
             // `super().cuda(*args, **kwargs)` passes on its caller's device.
