@@ -1,6 +1,11 @@
 //! Suppression comments: `// placement: allow(rule_a, rule_b)` on the line of a finding or on a
-//! comment line just above it, and `//! placement: allow(rule)` for the whole file; in Python,
-//! `# placement: allow(rule_a, rule_b)` the same way (no whole-file form).
+//! comment line just above it, and `//! placement: allow(rule)` or `// placement:
+//! allow-file(rule)` for the whole file; in Python, `# placement: allow(rule_a, rule_b)` the same
+//! way, and `# placement: allow-file(rule)` for the whole file.
+//!
+//! A directive is read as people write it: without spaces (`#placement:allow(x)`), in another
+//! case (`Allow`), or after another tool's pragma in the same comment (`# type: ignore #
+//! placement: allow(x)`). Prose that mentions one is not one.
 //!
 //! Comments are found by each language's own lexer (`ra_ap_rustc_lexer`, ruff's), so `//` or
 //! `#` inside a string (`"http://x"`) or a directive written inside a string literal is never
@@ -22,33 +27,53 @@ pub struct Suppressions {
     pub unknown: Vec<(usize, String)>,
 }
 
-const MARKER: &str = "placement: allow(";
-
-/// The rule names of a directive comment's body (`placement: allow(a, b)`), if it is one: a
-/// directive is a comment that starts with it; prose that mentions one is not.
-fn directive(body: &str) -> Option<HashSet<String>> {
-    let list = body.trim_start().strip_prefix(MARKER)?;
-    let end = list.find(')')?;
-    Some(
-        list[..end]
-            .split(',')
-            .map(|name| rules::bare_name(name.trim()))
-            .filter(|name| !name.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    )
+/// A directive of a comment: the rules it names, and whether it is for the whole file.
+struct Directive {
+    names: HashSet<String>,
+    whole_file: bool,
 }
 
-/// Whether `text` may hold a `placement: allow(...)` directive.
+/// The directive of a comment's body (`placement: allow(a, b)`, `placement: allow-file(a)`), if
+/// it holds one: at its start, or after another pragma (`type: ignore # placement: ...`).
+fn directive(body: &str) -> Option<Directive> {
+    let lower = body.to_ascii_lowercase();
+    let at = lower.find("placement")?;
+    let before = lower[..at].trim_end();
+    if !(before.is_empty() || before.ends_with('#') || before.ends_with(';')) {
+        return None;
+    }
+    let rest = lower[at + "placement".len()..].trim_start();
+    let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
+    let (whole_file, rest) = match rest.strip_prefix("allow-file") {
+        Some(rest) => (true, rest),
+        None => (false, rest.strip_prefix("allow")?),
+    };
+    let list = rest.trim_start().strip_prefix('(')?;
+    let end = list.find(')')?;
+    // The names as written (rule names are lowercase; one in capitals is not found and said).
+    let start = body.len() - list.len();
+    let names = body[start..start + end]
+        .split(',')
+        .map(|name| rules::bare_name(name.trim()))
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Some(Directive { names, whole_file })
+}
+
+/// Whether `text` may hold a `placement: allow(...)` directive, in any of the ways it is
+/// written.
 pub fn has_directives(text: &str) -> bool {
-    text.contains(MARKER)
+    let bytes = text.as_bytes();
+    memchr::memmem::find(bytes, b"lacement").is_some()
+        || memchr::memmem::find(bytes, b"LACEMENT").is_some()
 }
 
 impl Suppressions {
     pub fn parse(text: &str) -> Suppressions {
         let mut found = Suppressions::default();
         // Most files have no directive: look for one before lexing.
-        if !text.contains(MARKER) {
+        if !has_directives(text) {
             return found;
         }
         let lines = LineIndex::new(text);
@@ -94,9 +119,14 @@ impl Suppressions {
         body: &str,
         whole_file: bool,
     ) {
-        let Some(names) = directive(body) else {
+        let Some(Directive {
+            names,
+            whole_file: said_whole_file,
+        }) = directive(body)
+        else {
             return;
         };
+        let whole_file = whole_file || said_whole_file;
         let line = lines.line_of(start);
         for name in &names {
             if rules::find(name).is_none() {
@@ -155,6 +185,37 @@ mod tests {
         assert_eq!(found.unknown, vec![(1, "nonsense".to_owned())]);
         assert!(!found.allows("stray_set_device", at(5), &lines));
         assert!(!found.allows("stray_set_device", at(6), &lines));
+    }
+
+    #[test]
+    fn directives_are_read_as_people_write_them() {
+        // Split so that linting this repository does not read a directive in the literal.
+        let text = concat!(
+            "x = 1  #placement:",
+            "allow(implicit_device)\n",
+            "x = 2  # Placement: ",
+            "Allow(hardcoded_device)\n",
+            "x = 3  # type: ignore # placement: ",
+            "allow(stray_set_device)\n",
+            "x = 4  # to silence it, write placement: ",
+            "allow(transfer_in_loop)\n",
+            "# placement: ",
+            "allow-file(device_mismatch)\n",
+        );
+        let found = Suppressions::parse_python(text);
+        let lines = LineIndex::new(text);
+        let at = |line: usize| lines.line_start(line);
+        assert!(found.allows("implicit_device", at(0), &lines));
+        assert!(found.allows("hardcoded_device", at(1), &lines));
+        assert!(found.allows("stray_set_device", at(2), &lines));
+        assert!(
+            !found.allows("transfer_in_loop", at(3), &lines),
+            "prose is no directive"
+        );
+        assert!(
+            found.allows("device_mismatch", at(0), &lines),
+            "for the whole file"
+        );
     }
 
     #[test]
