@@ -4,8 +4,8 @@
 //! way, and `# placement: allow-file(rule)` for the whole file.
 //!
 //! A directive is read as people write it: without spaces (`#placement:allow(x)`), in another
-//! case (`Allow`), or after another tool's pragma in the same comment (`# type: ignore #
-//! placement: allow(x)`). Prose that mentions one is not one.
+//! case (`Allow`), or after another tool's pragma in the same comment (`# type: ignore`, then
+//! the directive). Prose that mentions one is not one.
 //!
 //! Comments are found by each language's own lexer (`ra_ap_rustc_lexer`, ruff's), so `//` or
 //! `#` inside a string (`"http://x"`) or a directive written inside a string literal is never
