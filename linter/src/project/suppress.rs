@@ -38,8 +38,12 @@ struct Directive {
 fn directive(body: &str) -> Option<Directive> {
     let lower = body.to_ascii_lowercase();
     let at = lower.find("placement")?;
+    // At the start, or after another pragma (`type: ignore #`, `noqa;`, `... //`); prose that
+    // quotes a directive (in backticks) is not one.
     let before = lower[..at].trim_end();
-    if !(before.is_empty() || before.ends_with('#') || before.ends_with(';')) {
+    let after_pragma = (before.ends_with('#') || before.ends_with(';') || before.ends_with("//"))
+        && !before.contains('`');
+    if !before.is_empty() && !after_pragma {
         return None;
     }
     let rest = lower[at + "placement".len()..].trim_start();
