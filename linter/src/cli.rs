@@ -344,11 +344,13 @@ fn emit(out: &str, output: Option<&std::path::Path>) -> Result<(), String> {
 
 /// Runs the linter as `cargo placement` (`subcommand`, run by cargo) or as `placement`.
 pub fn main(subcommand: bool) -> ExitCode {
-    let bin_name = match subcommand {
-        true => "cargo placement",
-        false => "placement",
+    // The binary's own name, in `--version`, help and SARIF's tool.
+    let (bin_name, tool) = match subcommand {
+        true => ("cargo placement", "cargo-placement"),
+        false => ("placement", "placement"),
     };
     let matches = Cli::command()
+        .name(tool)
         .bin_name(bin_name)
         .get_matches_from(arguments(subcommand));
     let cli = match Cli::from_arg_matches(&matches) {
@@ -445,7 +447,7 @@ pub fn main(subcommand: bool) -> ExitCode {
         MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut out),
         MessageFormat::Short => report::short::write(&outcome, &mut out),
         MessageFormat::Github => report::github::write(&outcome, &mut out),
-        MessageFormat::Sarif => report::sarif::write(&outcome, &mut out),
+        MessageFormat::Sarif => report::sarif::write(&outcome, tool, &mut out),
     }
     let mut code = outcome.exit_code();
     if json {

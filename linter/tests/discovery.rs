@@ -160,7 +160,7 @@ fn nothing_linted_is_an_error_that_says_why() {
     let empty = tempfile::tempdir().unwrap();
     let output = placement(&[empty.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("no Rust files found"));
+    assert!(stderr(&output).contains("no Python or Rust files found"));
 }
 
 #[test]

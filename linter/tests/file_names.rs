@@ -61,3 +61,42 @@ fn a_backslash_in_a_file_name_is_part_of_the_name() {
     );
     assert_eq!(json, ["back\\slash.py"]);
 }
+
+/// The `placement` binary speaks of itself: its version, SARIF's tool and the explain command
+/// a Python file's report points to are `placement`'s.
+#[test]
+fn the_placement_binary_names_itself() {
+    let placement = || std::process::Command::new(env!("CARGO_BIN_EXE_placement"));
+    let version = placement().arg("--version").output().unwrap();
+    assert!(
+        stdout(&version).starts_with("placement "),
+        "{}",
+        stdout(&version)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), CUDA).unwrap();
+    let sarif = placement()
+        .arg(dir.path())
+        .args(["--message-format", "sarif"])
+        .output()
+        .unwrap();
+    let document: serde_json::Value = serde_json::from_str(&stdout(&sarif)).unwrap();
+    assert_eq!(document["runs"][0]["tool"]["driver"]["name"], "placement");
+    let json = placement()
+        .arg(dir.path())
+        .args(["--message-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&json).contains("for more, run `placement explain implicit_device`"),
+        "{}",
+        stdout(&json)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let nothing = placement().arg(empty.path()).output().unwrap();
+    assert!(
+        stderr(&nothing).contains("no Python or Rust files found"),
+        "{}",
+        stderr(&nothing)
+    );
+}

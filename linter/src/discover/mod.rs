@@ -803,7 +803,7 @@ impl Session {
             .map(|path| path.display().to_string())
             .collect();
         if counts.is_empty() {
-            return format!("no Rust files found in {}", paths.join(", "));
+            return format!("no Python or Rust files found in {}", paths.join(", "));
         }
         let reasons: Vec<String> = counts
             .iter()

@@ -121,11 +121,13 @@ pub fn message(
         at["suggestion_applicability"] = json!(suggestion.applicability.as_str());
         children.push(child(suggestion.message.clone(), "help", vec![at]));
     }
+    // In the words of the file's user: `placement` for Python, `cargo placement` for Rust.
+    let explain = match file.unit.language {
+        crate::source::Language::Python => "placement explain",
+        crate::source::Language::Rust => "cargo placement explain",
+    };
     children.push(child(
-        format!(
-            "for more, run `cargo placement explain {}`",
-            finding.rule.name
-        ),
+        format!("for more, run `{explain} {}`", finding.rule.name),
         "note",
         Vec::new(),
     ));

@@ -43,7 +43,16 @@ fn section(doc: &str, title: &str) -> String {
         .to_owned()
 }
 
-fn rules() -> Vec<Value> {
+/// The command that explains a rule, as the user runs the linter (`placement explain` or
+/// `cargo placement explain`).
+fn explain_command(tool: &str) -> &'static str {
+    match tool {
+        "cargo-placement" => "cargo placement explain",
+        _ => "placement explain",
+    }
+}
+
+fn rules(tool: &str) -> Vec<Value> {
     RULES
         .iter()
         .map(|rule| {
@@ -58,7 +67,7 @@ fn rules() -> Vec<Value> {
                 "shortDescription": { "text": limited(&rule.summary()) },
                 "fullDescription": { "text": limited(&section(&doc, "What it does").replace('\n', " ")) },
                 "help": {
-                    "text": format!("{}\n\nRun `cargo placement explain {}` for the whole documentation.", section(&doc, "Why is this bad?"), rule.name),
+                    "text": format!("{}\n\nRun `{} {}` for the whole documentation.", section(&doc, "Why is this bad?"), explain_command(tool), rule.name),
                     "markdown": doc,
                 },
                 "defaultConfiguration": configuration,
@@ -104,8 +113,8 @@ fn uri(path: &str) -> String {
     utf8_percent_encode(path, URI_PATH).to_string()
 }
 
-/// The whole SARIF document.
-pub fn document(outcome: &Outcome) -> Value {
+/// The whole SARIF document, of the binary `tool` (`placement` or `cargo-placement`).
+pub fn document(outcome: &Outcome, tool: &str) -> Value {
     let prefix = outcome.session.repository_prefix();
     let mut results = Vec::new();
     for file in &outcome.files {
@@ -191,10 +200,10 @@ pub fn document(outcome: &Outcome) -> Value {
         "runs": [{
             "tool": {
                 "driver": {
-                    "name": "cargo-placement",
+                    "name": tool,
                     "semanticVersion": env!("CARGO_PKG_VERSION"),
                     "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules(),
+                    "rules": rules(tool),
                 }
             },
             "originalUriBaseIds": { "%SRCROOT%": { "uri": root_uri } },
@@ -208,8 +217,10 @@ pub fn document(outcome: &Outcome) -> Value {
     })
 }
 
-pub fn write(outcome: &Outcome, out: &mut String) {
-    out.push_str(&serde_json::to_string_pretty(&document(outcome)).expect("SARIF serializes"));
+pub fn write(outcome: &Outcome, tool: &str, out: &mut String) {
+    out.push_str(
+        &serde_json::to_string_pretty(&document(outcome, tool)).expect("SARIF serializes"),
+    );
     out.push('\n');
 }
 
