@@ -232,3 +232,40 @@ fn a_call_after_a_line_break_is_reported_at_its_method() {
         stderr(&output)
     );
 }
+
+/// Many findings on one long line (generated code): each JSON message quotes the part of the
+/// line around its own finding, not the whole line again, so the report grows with the findings
+/// rather than with findings times the line.
+#[test]
+fn json_quotes_a_long_line_around_each_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = vec!["x.cuda()"; 3_000].join(", ");
+    write_files(
+        dir.path(),
+        &[(
+            "generated.py",
+            &format!("import torch\n\n\ndef f(x):\n    return [{calls}]\n"),
+        )],
+    );
+    let output = placement(&[dir.path().to_str().unwrap(), "--message-format", "json"]);
+    let out = stdout(&output);
+    let messages: Vec<_> = Message::parse_stream(out.as_bytes())
+        .filter_map(|message| match message.unwrap() {
+            Message::CompilerMessage(message) => Some(message.message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(messages.len(), 3_000);
+    for message in &messages {
+        let line = &message.spans[0].text[0];
+        assert!(line.text.len() < 400, "{}", line.text.len());
+        let highlighted: String = line
+            .text
+            .chars()
+            .skip(line.highlight_start - 1)
+            .take(line.highlight_end - line.highlight_start)
+            .collect();
+        assert_eq!(highlighted, ".cuda()");
+    }
+    assert!(out.len() < 20 << 20, "{} bytes", out.len());
+}

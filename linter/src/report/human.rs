@@ -92,9 +92,9 @@ fn shown(text: &str) -> (String, Vec<(usize, usize)>) {
 
 /// Lines longer than this (generated code, minified data) are shown cut around the finding:
 /// miette cannot draw labels past column 65,535, and nobody reads such a line whole.
-const LONG_LINE: usize = 1_000;
+pub(super) const LONG_LINE: usize = 1_000;
 /// Bytes shown on each side of a finding on a long line.
-const LONG_LINE_CONTEXT: usize = 120;
+pub(super) const LONG_LINE_CONTEXT: usize = 120;
 
 impl Window {
     fn new(file: &LintedFile, diagnostic: &Diagnostic) -> Window {

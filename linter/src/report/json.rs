@@ -51,11 +51,7 @@ fn span<'a>(
             } else {
                 content.chars().count() + 1
             };
-            SpanLine {
-                text: content,
-                highlight_start: start,
-                highlight_end: end,
-            }
+            around(content, start, end)
         })
         .collect();
     Span {
@@ -72,6 +68,30 @@ fn span<'a>(
         suggested_replacement: None,
         suggestion_applicability: None,
         expansion: None,
+    }
+}
+
+/// A line of a span as its JSON quotes it: whole, or on a line longer than
+/// [`human::LONG_LINE`] (generated code, minified data) the part around the highlight, so that
+/// each message of such a line is not the whole line again.
+fn around(content: &str, start: usize, end: usize) -> SpanLine<'_> {
+    if content.len() <= human::LONG_LINE {
+        return SpanLine {
+            text: content,
+            highlight_start: start,
+            highlight_end: end,
+        };
+    }
+    // Columns are 1-based characters; the part kept starts some characters before.
+    let skipped = start.saturating_sub(1 + human::LONG_LINE_CONTEXT);
+    let kept = (end - start) + 2 * human::LONG_LINE_CONTEXT;
+    let mut chars = content.char_indices().skip(skipped);
+    let from = chars.next().map_or(content.len(), |(at, _)| at);
+    let to = chars.nth(kept).map_or(content.len(), |(at, _)| at);
+    SpanLine {
+        text: &content[from..to],
+        highlight_start: start - skipped,
+        highlight_end: end - skipped,
     }
 }
 
