@@ -585,3 +585,35 @@ fn what_a_glob_import_of_the_projects_module_brings_is_resolved() {
         stdout(&output)
     );
 }
+
+/// A Python project inside a Cargo workspace is configured by its own `pyproject.toml`, the
+/// nearest configuration of its files, whether it is linted alone or with the workspace.
+#[test]
+fn a_python_project_in_a_cargo_workspace_takes_its_own_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"outer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            ("src/lib.rs", ""),
+            (
+                "py/pyproject.toml",
+                "[tool.placement.levels]\nimplicit_device = \"deny\"\n",
+            ),
+            ("py/pkg/__init__.py", ""),
+            ("py/pkg/m.py", "import torch\n\n\ndef f(x):\n    return x.cuda()\n"),
+        ],
+    );
+    for path in [dir.path().join("py"), dir.path().to_path_buf()] {
+        let output = placement(&[path.to_str().unwrap(), "--message-format", "short"]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stdout(&output).contains("m.py:5:13: error[implicit_device]"),
+            "{}",
+            stdout(&output)
+        );
+    }
+}

@@ -468,6 +468,35 @@ pub fn start<'o>(paths: &[PathBuf], options: &'o Options) -> Result<Started<'o>,
         }
     }
 
+    // A Python project inside a Cargo workspace (a `pyproject.toml` with `[tool.placement]`,
+    // or a `placement.toml`, in a folder below the workspace's root) is configured by its own
+    // file, as ruff and cargo take the nearest: its files are linted as that project's.
+    if options.config_file.is_none() {
+        let mut nearest: HashMap<PathBuf, Option<usize>> = HashMap::new();
+        for (file, index) in &mut python {
+            let Some(dir) = file.parent() else { continue };
+            let own = match nearest.get(dir) {
+                Some(own) => *own,
+                None => {
+                    let root = &discovery.pending[*index].root;
+                    let own = match nearest_config(dir)
+                        .and_then(|config| config.parent().map(Path::to_path_buf))
+                    {
+                        Some(folder) if folder != *root && folder.starts_with(root) => {
+                            Some(discovery.plain(&folder)?)
+                        }
+                        _ => None,
+                    };
+                    nearest.insert(dir.to_path_buf(), own);
+                    own
+                }
+            };
+            if let Some(own) = own {
+                *index = own;
+            }
+        }
+    }
+
     // Manifests below the paths that no known workspace covers: excluded members, nested
     // workspaces, several workspaces under one folder.
     for manifest in &manifests {
@@ -691,12 +720,18 @@ impl Session {
         path: &Path,
         around: usize,
     ) -> Option<usize> {
-        let package = match path
-            .ancestors()
-            .skip(1)
-            .find_map(|dir| roots.get(dir).copied())
-        {
-            Some(index) => index,
+        // The innermost Rust package that holds the file; or, nearer, the root of the project it
+        // was found in (a Python project configured inside a Cargo workspace).
+        let around_root = self.workspaces[around].root.clone();
+        let package = match path.ancestors().skip(1).find_map(|dir| {
+            roots
+                .get(dir)
+                .copied()
+                .map(Some)
+                .or_else(|| (dir == around_root).then_some(None))
+        }) {
+            Some(Some(index)) => index,
+            Some(None) => self.loose_package(around),
             None => {
                 let workspace = self.workspace_holding(path).unwrap_or(around);
                 self.loose_package(workspace)
