@@ -92,6 +92,12 @@ fn the_placement_binary_names_itself() {
         "{}",
         stdout(&json)
     );
+    // No Cargo manifest that does not exist: the folder of a Python project without one.
+    for message in Message::parse_stream(stdout(&json).as_bytes()) {
+        if let Message::CompilerMessage(message) = message.unwrap() {
+            assert!(message.manifest_path.exists(), "{}", message.manifest_path);
+        }
+    }
     let empty = tempfile::tempdir().unwrap();
     let nothing = placement().arg(empty.path()).output().unwrap();
     assert!(

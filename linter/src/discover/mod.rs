@@ -770,10 +770,18 @@ impl Session {
             .and_then(|n| n.to_str())
             .unwrap_or("files")
             .to_owned();
+        // The manifest there is, for tools that read cargo's messages: a Cargo workspace's, a
+        // Python project's `pyproject.toml`, or else the folder itself (never a file that does not
+        // exist).
+        let manifest_path = ["Cargo.toml", "pyproject.toml"]
+            .iter()
+            .map(|name| root.join(name))
+            .find(|path| path.is_file())
+            .unwrap_or_else(|| root.clone());
         self.packages.push(Package {
             id: format!("path+file://{}#{}", root.display(), crate_ident(&name)),
             name,
-            manifest_path: root.join("Cargo.toml"),
+            manifest_path,
             root,
             targets: Vec::new(),
             krate: CrateContext::default(),
