@@ -302,6 +302,34 @@ fn properties_of_module_instances_are_followed_into_their_importers() {
     );
 }
 
+/// A chooser that a package's `__init__.py` brings in with `from .devices import *` is followed
+/// where other modules import it from the package: a glob brings every name its module defines.
+#[test]
+fn choosers_brought_in_by_a_glob_import_are_followed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", "from .devices import *\n"),
+            (
+                "pkg/devices.py",
+                "import torch\n\n\ndef best():\n    \
+                 return \"cuda\" if torch.cuda.is_available() else \"cpu\"\n",
+            ),
+            (
+                "pkg/model.py",
+                "from pkg import best\n\n\ndef load(m):\n    return m.to(best())\n",
+            ),
+        ],
+    );
+    let lines = warnings(&dir);
+    assert_eq!(
+        lines,
+        ["pkg/model.py:5:17: warning[implicit_device]: `best()` uses whatever device is current"],
+        "{lines:?}"
+    );
+}
+
 /// A module that only tests compile (`#[cfg(test)] mod tests;` in a library's root) is test
 /// code: its calls of another crate's device chooser are the tests' own.
 #[test]

@@ -87,6 +87,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         choosers: std::mem::take(&mut checker.choosers),
         passing: std::mem::take(&mut checker.passing),
         imports: checker.scopes[0].imports().collect(),
+        globs: checker.scopes[0].globs.clone(),
         program: file.runs,
         outside: file.outside,
         imported: imported_modules(&module.body, &checker.package),

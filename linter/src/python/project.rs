@@ -21,6 +21,9 @@ pub struct Summary {
     /// functions that hand back the device they were given (`def int_to_device(device)`).
     pub passing: Vec<String>,
     pub imports: Imports,
+    /// The modules it imports every name of (`from .devices import *`): a name it does not bind
+    /// itself may be one of theirs.
+    pub globs: Vec<String>,
     /// Whether the file runs as a program (a script, a test) by what it shows itself: a
     /// module outside packages that no file imports is a program when it runs.
     pub program: bool,
@@ -271,34 +274,33 @@ impl Project {
         if found(path) {
             return true;
         }
-        let Some((module, name)) = path.rsplit_once('.') else {
-            return false;
+        // What a module's name is bound to: its import of it, or else the same name in each
+        // module it imports every name of (`from .devices import *`).
+        let next = |path: &str| -> Vec<String> {
+            let Some((module, name)) = path.rsplit_once('.') else {
+                return Vec::new();
+            };
+            let Some(summary) = self.imports.get(module) else {
+                return Vec::new();
+            };
+            match summary.imports.get(name) {
+                Some(target) if target.as_str() != path => vec![target.to_string()],
+                Some(_) => Vec::new(),
+                None => (summary.globs.iter())
+                    .map(|glob| format!("{glob}.{name}"))
+                    .collect(),
+            }
         };
-        let Some(target) = self
-            .imports
-            .get(module)
-            .and_then(|summary| summary.imports.get(name))
-            .filter(|target| target.as_str() != path)
-        else {
-            return false;
-        };
-        let mut path = target.to_string();
         // Re-exports chain; a cycle of them ends here (eight paths tried in all).
-        for _ in 0..7 {
+        let mut pending = next(path);
+        for _ in 0..8 {
+            let Some(path) = pending.pop() else {
+                return false;
+            };
             if found(&path) {
                 return true;
             }
-            let Some((module, name)) = path.rsplit_once('.') else {
-                return false;
-            };
-            match self
-                .imports
-                .get(module)
-                .and_then(|summary| summary.imports.get(name))
-            {
-                Some(target) if *target != path => path = target.to_string(),
-                _ => return false,
-            }
+            pending.extend(next(&path));
         }
         false
     }
