@@ -66,11 +66,23 @@ fn directive(body: &str) -> Option<Directive> {
 }
 
 /// Whether `text` may hold a `placement: allow(...)` directive, in any of the ways it is
-/// written.
+/// written: the word `placement` (not `replacement`), then a colon or `allow`. Most files hold
+/// none, and are not lexed for comments again.
 pub fn has_directives(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr::memmem::find(bytes, b"lacement").is_some()
-        || memchr::memmem::find(bytes, b"LACEMENT").is_some()
+    let directive_at = |at: usize| {
+        // `at` is where `lacement` starts: a `p` before it that no letter precedes.
+        let word_start = at > 0
+            && bytes[at - 1].eq_ignore_ascii_case(&b'p')
+            && (at < 2 || !bytes[at - 2].is_ascii_alphanumeric());
+        let rest = text[at + "lacement".len()..].trim_start();
+        word_start
+            && (rest.starts_with(':')
+                || rest.get(..5).is_some_and(|word| word.eq_ignore_ascii_case("allow")))
+    };
+    [b"lacement".as_slice(), b"LACEMENT".as_slice()]
+        .iter()
+        .any(|needle| memchr::memmem::find_iter(bytes, needle).any(directive_at))
 }
 
 impl Suppressions {
