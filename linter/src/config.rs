@@ -48,6 +48,10 @@ pub struct ConfigFile {
     /// Files larger than this are reported, not linted: `"10MiB"`, `"512KiB"` or bytes.
     #[serde(default)]
     max_file_size: Option<FileSize>,
+    /// Rules not reported in the files a glob matches, as ruff's `per-file-ignores`:
+    /// `"tests/**" = ["implicit_device"]` (also spelt `per-file-ignores`, as ruff spells it).
+    #[serde(default, alias = "per-file-ignores")]
+    per_file_ignores: BTreeMap<String, Vec<String>>,
 }
 
 /// A size in bytes, written as a number or with a unit (`"10MiB"`).
@@ -156,6 +160,8 @@ pub struct Config {
     all_warnings: Option<Level>,
     pub entry_points: Vec<String>,
     pub exclude: GlobSet,
+    /// `per_file_ignores`: the files a glob matches, and the rules not reported there.
+    per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
     pub api: Arc<Api>,
     /// The tables for Python files, with the configuration's `python_api` entries.
     pub python_api: Arc<Api>,
@@ -210,6 +216,7 @@ impl Config {
         let exclude = globs
             .build()
             .map_err(|err| ConfigError::new(&source_name, err))?;
+        let per_file_ignores = ignores(&source_name, &file.per_file_ignores, &mut warnings)?;
         let api = Api::new(api_table).map_err(|err| ConfigError::new(&source_name, err))?;
         let python_api =
             Api::python(python_table).map_err(|err| ConfigError::new(&source_name, err))?;
@@ -220,6 +227,7 @@ impl Config {
             all_warnings: cli.warnings,
             entry_points,
             exclude,
+            per_file_ignores,
             api,
             python_api,
             max_file_size,
@@ -248,10 +256,44 @@ impl Config {
         }
     }
 
+    /// Whether `rule` is not reported in the file at `relative` (workspace-relative) by
+    /// `per_file_ignores`.
+    pub fn ignores(&self, relative: &Path, rule: &str) -> bool {
+        self.per_file_ignores
+            .iter()
+            .any(|(glob, rules)| rules.iter().any(|name| name == rule) && glob.is_match(relative))
+    }
+
     /// Whether a workspace-relative path is excluded.
     pub fn excluded(&self, relative: &Path) -> bool {
         self.exclude.is_match(relative)
     }
+}
+
+/// The `per_file_ignores` of a configuration: each glob, and the rules by their bare names (an
+/// unknown rule is said, as in `levels`).
+fn ignores(
+    source: &str,
+    written: &BTreeMap<String, Vec<String>>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(globset::GlobMatcher, Vec<String>)>, ConfigError> {
+    let mut ignores = Vec::new();
+    for (pattern, names) in written {
+        let glob = Glob::new(pattern).map_err(|err| {
+            ConfigError::new(source, format!("`per_file_ignores` entry {pattern:?}: {err}"))
+        })?;
+        let names: Vec<String> = names
+            .iter()
+            .map(|name| rules::bare_name(name).to_owned())
+            .collect();
+        for name in names.iter().filter(|name| rules::find(name).is_none()) {
+            warnings.push(format!(
+                "unknown rule `{name}` in `per_file_ignores` of {source}; see `placement rules`"
+            ));
+        }
+        ignores.push((glob.compile_matcher(), names));
+    }
+    Ok(ignores)
 }
 
 /// Levels by the rules' bare names (`placement::implicit_device` is `implicit_device`).

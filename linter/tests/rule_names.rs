@@ -106,3 +106,30 @@ fn a_rule_that_does_not_exist_is_an_error() {
         assert!(stdout(&output).is_empty());
     }
 }
+
+/// `per_file_ignores` (`per-file-ignores`, as ruff spells it) keeps rules quiet in the files a
+/// glob matches, and only there.
+#[test]
+fn per_file_ignores_silence_rules_in_matching_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = "import torch\n\n\ndef f(x):\n    return x.cuda(), x.cuda(1)\n";
+    std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+    std::fs::create_dir_all(dir.path().join("notebooks")).unwrap();
+    std::fs::write(dir.path().join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(dir.path().join("pkg/m.py"), code).unwrap();
+    std::fs::write(dir.path().join("notebooks/helpers.py"), code).unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[tool.placement.per-file-ignores]\n\"notebooks/**\" = [\"implicit_device\", \
+         \"placement::hardcoded_device\"]\n",
+    )
+    .unwrap();
+    let output = command()
+        .arg(dir.path())
+        .args(["--message-format", "short"])
+        .output()
+        .unwrap();
+    let out = stdout(&output);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.lines().all(|line| line.starts_with("pkg/m.py:")), "{out}");
+}

@@ -459,10 +459,13 @@ fn finish(
         };
     }
     let package = &run.session.packages[unit.package];
+    let root = &run.session.workspaces[package.workspace].root;
+    let inside = unit.path.strip_prefix(root).unwrap_or(&unit.path);
     let lines = LineIndex::new(&text);
     let mut diagnostics: Vec<Diagnostic> = findings
         .into_iter()
         .filter(|finding| !suppressions.allows(finding.rule.name, finding.span.start, &lines))
+        .filter(|finding| !config.ignores(inside, finding.rule.name))
         .map(|finding| {
             let level = config.level(finding.rule, &package.name);
             Diagnostic { finding, level }
