@@ -280,7 +280,10 @@ fn ignores(
     let mut ignores = Vec::new();
     for (pattern, names) in written {
         let glob = Glob::new(pattern).map_err(|err| {
-            ConfigError::new(source, format!("`per_file_ignores` entry {pattern:?}: {err}"))
+            ConfigError::new(
+                source,
+                format!("`per_file_ignores` entry {pattern:?}: {err}"),
+            )
         })?;
         let names: Vec<String> = names
             .iter()

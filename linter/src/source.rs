@@ -191,18 +191,27 @@ pub fn read_within(path: &std::path::Path, limit: u64) -> std::io::Result<Read> 
 
 /// The file's text when it is valid UTF-8; otherwise where the first invalid byte is, as
 /// rustc rejects such a file.
-pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Unparsed)> {
+pub fn decode(bytes: Vec<u8>, language: Language) -> Result<String, (String, Unparsed)> {
     String::from_utf8(bytes).map_err(|err| {
         let at = err.utf8_error().valid_up_to();
         let bad = err.utf8_error().error_len().unwrap_or(1);
         let shown = String::from_utf8_lossy(err.as_bytes()).into_owned();
         let byte = err.as_bytes()[at];
         // In the lossy text, the bad bytes became one U+FFFD, three bytes long.
+        // In the words of the file's language: rustc reads only UTF-8; Python reads what a
+        // coding declaration names (PEP 263), which the linter does not.
+        let help = match language {
+            Language::Rust => "rustc rejects the file; save it as UTF-8. It was not linted",
+            Language::Python => {
+                "the linter reads Python files as UTF-8 (an encoding named by a `# -*- coding: \
+                 ... -*-` line is not supported); save it as UTF-8. It was not linted"
+            }
+        };
         let unparsed = Unparsed {
             span: at..at + '\u{fffd}'.len_utf8(),
             message: "file is not valid UTF-8".to_owned(),
             label: format!("invalid byte 0x{byte:02x} here ({bad} byte(s) not UTF-8)"),
-            help: "rustc rejects the file; save it as UTF-8. It was not linted".to_owned(),
+            help: help.to_owned(),
         };
         (shown, unparsed)
     })
@@ -225,7 +234,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_reported_at_the_first_bad_byte() {
-        let (shown, unparsed) = decode(b"fn f() {}\n// caf\xe9\n".to_vec()).unwrap_err();
+        let (shown, unparsed) =
+            decode(b"fn f() {}\n// caf\xe9\n".to_vec(), Language::Rust).unwrap_err();
         assert_eq!(unparsed.span.start, 16);
         assert!(
             shown.is_char_boundary(unparsed.span.start)

@@ -604,7 +604,10 @@ fn a_python_project_in_a_cargo_workspace_takes_its_own_configuration() {
                 "[tool.placement.levels]\nimplicit_device = \"deny\"\n",
             ),
             ("py/pkg/__init__.py", ""),
-            ("py/pkg/m.py", "import torch\n\n\ndef f(x):\n    return x.cuda()\n"),
+            (
+                "py/pkg/m.py",
+                "import torch\n\n\ndef f(x):\n    return x.cuda()\n",
+            ),
         ],
     );
     for path in [dir.path().join("py"), dir.path().to_path_buf()] {

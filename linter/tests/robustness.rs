@@ -269,3 +269,22 @@ fn json_quotes_a_long_line_around_each_finding() {
     }
     assert!(out.len() < 20 << 20, "{} bytes", out.len());
 }
+
+/// A Python file that is not UTF-8 is reported in Python's words (its coding declaration), not
+/// in rustc's.
+#[test]
+fn a_python_file_that_is_not_utf8_is_reported_in_pythons_words() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("latin1.py"),
+        b"# -*- coding: latin-1 -*-\n# caf\xe9\nimport torch\n",
+    )
+    .unwrap();
+    let output = placement(&[dir.path().to_str().unwrap(), "--color", "never"]);
+    let out = stdout(&output);
+    assert!(
+        out.contains("latin1.py:2:6") && out.contains("coding"),
+        "{out}"
+    );
+    assert!(!out.contains("rustc"), "{out}");
+}

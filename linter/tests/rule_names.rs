@@ -131,5 +131,8 @@ fn per_file_ignores_silence_rules_in_matching_files() {
         .unwrap();
     let out = stdout(&output);
     assert_eq!(out.lines().count(), 2, "{out}");
-    assert!(out.lines().all(|line| line.starts_with("pkg/m.py:")), "{out}");
+    assert!(
+        out.lines().all(|line| line.starts_with("pkg/m.py:")),
+        "{out}"
+    );
 }

@@ -407,7 +407,7 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
             return finish(run, config, unit, String::new(), vec![finding]);
         }
     };
-    let (text, findings) = match source::decode(bytes) {
+    let (text, findings) = match source::decode(bytes, unit.language) {
         Ok(text) if unit.language == Language::Python => {
             let findings = match run.settled.get(&unit.path) {
                 Some(settled) => settled.findings.clone(),

@@ -105,7 +105,7 @@ impl PythonFiles<'_> {
         else {
             return None;
         };
-        let text = source::decode(bytes).ok()?;
+        let text = source::decode(bytes, Language::Python).ok()?;
         let mut cx = context(unit, config, project);
         cx.rooted = self.rooted(unit);
         let checked = super::linting(|| check(&text, &cx)).ok()?;

@@ -78,7 +78,9 @@ pub fn has_directives(text: &str) -> bool {
         let rest = text[at + "lacement".len()..].trim_start();
         word_start
             && (rest.starts_with(':')
-                || rest.get(..5).is_some_and(|word| word.eq_ignore_ascii_case("allow")))
+                || rest
+                    .get(..5)
+                    .is_some_and(|word| word.eq_ignore_ascii_case("allow")))
     };
     [b"lacement".as_slice(), b"LACEMENT".as_slice()]
         .iter()
