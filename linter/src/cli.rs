@@ -154,6 +154,7 @@ fn cli_levels(cli: &Cli, matches: &ArgMatches) -> CliLevels {
                 (true, _) => None,
             }
         });
+        // A name that is no rule is kept among the levels, for `unknown_rules` to refuse.
         let unknown = (selected.iter())
             .filter(|name| rules::find(name).is_none())
             .map(|name| (0, (*name).to_owned(), Level::Warn));
@@ -179,18 +180,18 @@ fn unknown_rules(levels: &CliLevels) -> Option<String> {
         .map(|(rule, _)| rule.as_str())
         .filter(|rule| rules::find(rule).is_none())
         .collect();
-    (!unknown.is_empty()).then(|| {
-        let names: Vec<&str> = RULES.iter().map(|rule| rule.name).collect();
-        format!(
-            "no rule named {}; the rules are: {}",
-            unknown
-                .iter()
-                .map(|rule| format!("`{rule}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            names.join(", ")
-        )
-    })
+    (!unknown.is_empty()).then(|| no_rule_named(&unknown))
+}
+
+/// `no rule named `a`, `b`; the rules are: ...`.
+fn no_rule_named(unknown: &[&str]) -> String {
+    let unknown: Vec<String> = unknown.iter().map(|rule| format!("`{rule}`")).collect();
+    let names: Vec<&str> = RULES.iter().map(|rule| rule.name).collect();
+    format!(
+        "no rule named {}; the rules are: {}",
+        unknown.join(", "),
+        names.join(", ")
+    )
 }
 
 fn explain(rule: &str) -> ExitCode {
@@ -204,14 +205,7 @@ fn explain(rule: &str) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        None => {
-            let names: Vec<_> = RULES.iter().map(|rule| rule.name).collect();
-            eprintln!(
-                "error: no rule named `{rule}`; the rules are: {}",
-                names.join(", ")
-            );
-            ExitCode::from(2)
-        }
+        None => fail(no_rule_named(&[rule])),
     }
 }
 

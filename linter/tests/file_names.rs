@@ -5,7 +5,7 @@
 mod common;
 
 use cargo_metadata::Message;
-use common::{command, stderr, stdout};
+use common::{report, stderr, stdout};
 
 const CUDA: &str = "import torch\nx = torch.zeros(3).cuda()\n";
 
@@ -22,16 +22,7 @@ fn json_file_names(out: &str) -> Vec<String> {
 
 /// The findings of a folder in short and JSON form, each run exiting 0 (warnings only).
 fn short_and_json(dir: &std::path::Path) -> (String, Vec<String>) {
-    let run = |format: &str| {
-        let output = command()
-            .arg(dir)
-            .args(["--message-format", format])
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        stdout(&output)
-    };
-    (run("short"), json_file_names(&run("json")))
+    (report(dir, "short"), json_file_names(&report(dir, "json")))
 }
 
 #[cfg(unix)]

@@ -4,18 +4,7 @@
 
 mod common;
 
-use common::{command, stderr, stdout};
-
-/// The report of a folder in a format, from a run that exits 0 (warnings only).
-fn report(dir: &std::path::Path, format: &str) -> String {
-    let output = command()
-        .arg(dir)
-        .args(["--message-format", format])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    stdout(&output)
-}
+use common::report;
 
 #[test]
 fn control_characters_of_a_file_never_reach_the_terminal() {

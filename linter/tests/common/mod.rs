@@ -25,6 +25,17 @@ pub fn placement(args: &[&str]) -> Output {
     command().args(args).output().expect("runs")
 }
 
+/// The report of `dir` in `format`, from a run that exits 0 (warnings only).
+pub fn report(dir: &Path, format: &str) -> String {
+    let output = command()
+        .arg(dir)
+        .args(["--message-format", format])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    stdout(&output)
+}
+
 /// Writes `files` (path, text) under `root`, making folders as needed.
 pub fn write_files(root: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {

@@ -374,16 +374,9 @@ impl<'a> Checker<'a, '_> {
         let Expr::Attribute(method) = &*call.func else {
             return None;
         };
-        let to_gpu = match method.attr.as_str() {
-            "cuda" => true,
-            "to" => call
-                .arguments
-                .find_argument_value("device", 0)
-                .and_then(|device| self.device_of(device))
-                .is_some_and(|device| device != "cpu"),
-            _ => false,
-        };
-        to_gpu.then(|| dotted(peel(&method.value))).flatten()
+        self.moves_to_gpu(expr)
+            .then(|| dotted(peel(&method.value)))
+            .flatten()
     }
 
     /// `model.cuda()` alone in a branch an availability check chose: a module moved in place,

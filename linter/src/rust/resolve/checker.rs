@@ -97,7 +97,12 @@ impl<'a> Checker<'_, 'a> {
             return;
         }
         let outer = self.analyses.on_fn_enter(&self.sem, &info);
-        self.analyses.function.context.set_restores(block);
+        let body = self
+            .sem
+            .text
+            .get(range(block.brace_token.span.join()))
+            .unwrap_or("");
+        self.analyses.function.context.set_restores(block, body);
         self.sem.scopes.push(ScopeKind::Function, None);
         self.sem.add_generics(&sig.generics);
         for input in &sig.inputs {

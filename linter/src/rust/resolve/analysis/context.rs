@@ -35,9 +35,14 @@ impl State {
         }
     }
 
-    /// Notes whether the function about to be walked restores the context it found.
-    pub(in crate::rust::resolve) fn set_restores(&mut self, block: &syn::Block) {
-        self.restores = restores(block);
+    /// Notes whether the function about to be walked (its body and the body's text) restores
+    /// the context it found. Most functions name no such call, and are not walked for one.
+    pub(in crate::rust::resolve) fn set_restores(&mut self, block: &syn::Block, text: &str) {
+        let names_one = SAVES
+            .iter()
+            .chain(POPS)
+            .any(|name| memchr::memmem::find(text.as_bytes(), name.as_bytes()).is_some());
+        self.restores = names_one && restores(block);
     }
 }
 
