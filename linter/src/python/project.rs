@@ -123,6 +123,10 @@ pub struct Project {
     /// Module-level names → the class (or function) whose call they hold
     /// ([`Summary::instances`]).
     instances: FxHashMap<String, String>,
+    /// The last part of every path above and every name a module's imports bind: a name
+    /// outside it is re-exported by no module, so that a module's glob imports need not be
+    /// followed for it.
+    bound: FxHashSet<CompactString>,
     /// Whether the files are all the workspace's: only then does no importer among them mean
     /// that none exists (a run over one file of a package, as pre-commit makes, does not know).
     complete: bool,
@@ -273,6 +277,10 @@ impl Project {
         // Most paths asked about name nothing of the project, and need no copy.
         if found(path) {
             return true;
+        }
+        let last = path.rsplit_once('.').map_or(path, |(_, name)| name);
+        if !self.bound.contains(last) {
+            return false;
         }
         // What a module's name is bound to: its import of it, or else the same name in each
         // module it imports every name of (`from .devices import *`).
@@ -517,7 +525,22 @@ fn defined(files: &[ModuleFile]) -> Project {
         project
             .imports
             .insert(file.module.clone(), file.summary.clone());
+        project.bound.extend(file.summary.imports.keys().cloned());
     }
+    let paths = (project.choosers.iter())
+        .chain(&project.passing)
+        .chain(&project.asks_driver)
+        .chain(project.device_modules.keys())
+        .chain(project.device_params.keys())
+        .chain(project.instances.keys());
+    let lasts: Vec<CompactString> = paths
+        .map(|path| {
+            path.rsplit_once('.')
+                .map_or(path.as_str(), |(_, name)| name)
+                .into()
+        })
+        .collect();
+    project.bound.extend(lasts);
     project
 }
 
