@@ -73,6 +73,8 @@ pub(crate) fn fate(
         after: usize,
         /// Inside something that looks at what it contains.
         looking: usize,
+        /// Inside an accessor of a device (`.device`, `.is_cuda`).
+        revealing: usize,
         found: bool,
         used: bool,
     }
@@ -108,12 +110,32 @@ pub(crate) fn fate(
                     }
                     false
                 }
+                // `print("loaded", model.load_state_dict(sd))` shows what the method returned,
+                // not the device of the value it was called on; `.get_device()` is the device.
+                Expr::Call(call) if self.looking > 0 && self.revealing == 0 => {
+                    if let Expr::Attribute(method) = &*call.func
+                        && method.attr.as_str() != "get_device"
+                    {
+                        let looking = std::mem::take(&mut self.looking);
+                        self.visit_expr(&method.value);
+                        self.looking = looking;
+                        visitor::walk_arguments(self, &call.arguments);
+                        return;
+                    }
+                    (self.reports)(call)
+                }
                 Expr::Call(call) => (self.reports)(call),
                 _ => false,
             };
+            // `next(model.parameters()).device`: what the accessor reads is the device of the
+            // value it is called on.
+            let reveals = matches!(expr, Expr::Attribute(attribute)
+                if matches!(attribute.attr.as_str(), "device" | "is_cuda" | "type" | "index"));
+            self.revealing += usize::from(reveals);
             self.looking += usize::from(looks);
             visitor::walk_expr(self, expr);
             self.looking -= usize::from(looks);
+            self.revealing -= usize::from(reveals);
         }
     }
     let mut looks = Looks {
@@ -121,6 +143,7 @@ pub(crate) fn fate(
         reports,
         after,
         looking: 0,
+        revealing: 0,
         found: false,
         used: false,
     };
