@@ -31,7 +31,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    package_of, range, root, string,
+    last_name, package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 
@@ -573,6 +573,20 @@ impl Checker<'_, '_> {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
                 self.forget_facts_assigned_in(stmt);
+            }
+            // `device += ":0"` binds what `device = device + ":0"` does.
+            Stmt::AugAssign(aug)
+                if aug.op == Operator::Add && says_device(last_name(&aug.target)) =>
+            {
+                visitor::walk_stmt(self, stmt);
+                let sum = Expr::BinOp(ast::ExprBinOp {
+                    node_index: ast::AtomicNodeIndex::default(),
+                    range: aug.range,
+                    left: aug.target.clone(),
+                    op: aug.op,
+                    right: aug.value.clone(),
+                });
+                self.assign(std::slice::from_ref(&*aug.target), &sum);
             }
             _ => visitor::walk_stmt(self, stmt),
         }

@@ -317,6 +317,17 @@ impl<'a> Checker<'a, '_> {
                     range(value),
                 ))
             }
+            // `device + ":0"`: the caller's device type, on a GPU this code numbered.
+            Expr::BinOp(sum)
+                if sum.op == ast::Operator::Add && says_device(last_name(&sum.left)) =>
+            {
+                let ordinal = string(&sum.right)?.strip_prefix(':')?.parse().ok()?;
+                Some((
+                    Choice::Ordinal(ordinal),
+                    self.source(&range(value)).to_owned(),
+                    range(&*sum.right),
+                ))
+            }
             // `self.device or "cuda"`: the caller's device, or one chosen here.
             Expr::BoolOp(choice) if choice.op == ast::BoolOp::Or => choice.values[1..]
                 .iter()
