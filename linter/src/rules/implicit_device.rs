@@ -106,7 +106,7 @@ declare_rule! {
     /// without `device=`, `torch.tensor(...)`, `torch.from_numpy(...)`, `.cpu()`) given the type
     /// of a tensor that may be on a GPU goes to the *current* GPU, since a GPU tensor's type
     /// (`torch.cuda.FloatTensor`) names no index: on every rank but 0 it is on another GPU than
-    /// `x`.
+    /// `x`. So does `cpu_tensor.type(x.type())`, also through a name (`dtype = x.type()`).
     /// ```python
     /// def forward(self, x):
     ///     causal = torch.ones(x.size(1), x.size(1)).type_as(x)

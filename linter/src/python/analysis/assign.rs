@@ -109,6 +109,14 @@ impl Checker<'_, '_> {
                             self.function.flow.facts.remove(name.as_str());
                         }
                     }
+                    match self.type_of_tensor(value) {
+                        Some(tensor) => {
+                            self.function.flow.tensor_types.insert(name.clone(), tensor);
+                        }
+                        None => {
+                            self.function.flow.tensor_types.remove(name.as_str());
+                        }
+                    }
                     if self.reads_from_caller(value) {
                         self.function.from_caller.push(name.as_str().into());
                     }

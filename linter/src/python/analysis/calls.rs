@@ -324,7 +324,20 @@ impl<'a> Checker<'a, '_> {
                 device.is_some_and(|device| self.is_device(device))
             }
             "type_as" => {
-                self.type_as(call, receiver, from_dot.clone());
+                if let Some(other) = call.arguments.find_argument_value("other", 0) {
+                    let on_cpu = self.fact_of(other).is_some_and(|fact| fact.device == "cpu");
+                    let other = self.source(&range(other)).to_owned();
+                    self.type_as(receiver, (other, on_cpu), from_dot.clone());
+                }
+                false
+            }
+            // `t.type(x.type())`, or through a name (`dtype = x.type()`): `x`'s type.
+            "type" => {
+                if let Some(other) = call.arguments.find_argument_value("dtype", 0)
+                    && let Some(other) = self.type_of_tensor(other)
+                {
+                    self.type_as(receiver, other, from_dot.clone());
+                }
                 false
             }
             _ => false,
@@ -334,12 +347,11 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// `t.type_as(other)` with `t` known to be on the CPU and `other` not: the CUDA type of a
-    /// tensor on any GPU moves `t` to the current one.
-    fn type_as(&mut self, call: &ast::ExprCall, receiver: &Expr, from_dot: Range<usize>) {
-        let Some(other) = call.arguments.find_argument_value("other", 0) else {
-            return;
-        };
+    /// `t.type_as(other)` (or `t.type(other.type())`) with `t` known to be on the CPU and
+    /// `other` not: the CUDA type of a tensor on any GPU moves `t` to the current one. `other`
+    /// is the other tensor, shown, and whether it is known to be on the CPU.
+    fn type_as(&mut self, receiver: &Expr, other: (String, bool), from_dot: Range<usize>) {
+        let (other, other_on_cpu) = other;
         // Made on the CPU: a factory without `device=` (also through a name), `.cpu()`, or
         // `torch.tensor(...)` and `torch.from_numpy(...)`, which always make one there.
         let made = match receiver {
@@ -355,18 +367,50 @@ impl<'a> Checker<'a, '_> {
                 _ => return,
             },
         };
-        if self.fact_of(other).is_some_and(|fact| fact.device == "cpu") || self.scoped > 0 {
+        if other_on_cpu || self.scoped > 0 {
             return;
         }
         self.device_use(from_dot.clone());
         self.events.push(Event::TypeAsCurrent {
             shown: self.source(&from_dot).trim_start().to_owned(),
             span: from_dot,
-            other: self.source(&range(other)).to_owned(),
+            other,
             made,
             in_entry_point: self.function.in_entry,
             in_program: self.program,
         });
+    }
+
+    /// The tensor whose type `value` is: `x.type()` (also `x.data.type()`), or a name bound to
+    /// one; shown, and whether it is known to be on the CPU.
+    pub(crate) fn type_of_tensor(&self, value: &Expr) -> Option<(String, bool)> {
+        match value {
+            Expr::Name(name) => self
+                .function
+                .flow
+                .tensor_types
+                .get(name.id.as_str())
+                .cloned(),
+            Expr::Call(call) if call.arguments.is_empty() => match &*call.func {
+                Expr::Attribute(method) if method.attr.as_str() == "type" => {
+                    let tensor = peel_data(&method.value);
+                    let on_cpu = self
+                        .fact_of(tensor)
+                        .is_some_and(|fact| fact.device == "cpu");
+                    Some((self.source(&range(tensor)).to_owned(), on_cpu))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// `x.data` is `x`'s storage, on its device.
+fn peel_data(value: &Expr) -> &Expr {
+    match value {
+        Expr::Attribute(attribute) if attribute.attr.as_str() == "data" => &attribute.value,
+        other => other,
     }
 }
 

@@ -40,6 +40,10 @@ pub(crate) struct Flow {
     pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
     pub(crate) aliases: FxHashMap<String, CompactString>,
+    /// Names bound to a tensor's type (`dtype = x.type()`): name → the tensor, shown, and
+    /// whether it is known to be on the CPU. The type of a tensor on a GPU is a CUDA type,
+    /// which `t.type(dtype)` moves to the current GPU.
+    pub(crate) tensor_types: FxHashMap<String, (String, bool)>,
     /// Parameters whose default is a literal that is not a device (`device="auto"`,
     /// `device=None`): passed on, they pass no device for callers who pass none.
     pub(crate) literal_defaults: FxHashSet<String>,
