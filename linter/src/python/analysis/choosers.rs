@@ -82,10 +82,20 @@ impl<'a> Checker<'a, '_> {
             }
             return;
         }
-        if self.returns_chosen(value, before) {
+        let chosen = self.returns_chosen(value, before);
+        if chosen {
             self.add_chooser("");
             self.report_returned_held(value);
-            self.report_returned_literal(value);
+        }
+        // `return "cuda:0" if use_gpu else "cpu"`: each device written in a branch, whether
+        // the function chose it or numbered the GPU its caller asked for.
+        match value {
+            Expr::If(choice) => {
+                self.report_returned_literal(&choice.body);
+                self.report_returned_literal(&choice.orelse);
+            }
+            value if chosen => self.report_returned_literal(value),
+            _ => {}
         }
     }
 
