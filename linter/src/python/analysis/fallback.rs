@@ -9,9 +9,9 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
-use crate::analysis::Event;
+use crate::analysis::{Event, says_device};
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, last_name, peel, peel_not, range, string};
+use crate::python::semantic::{dotted, integer, last_name, peel, peel_not, range, string};
 
 /// The conditions a test joins (`a and b`), or the test itself.
 fn conditions(test: &Expr) -> &[Expr] {
@@ -345,7 +345,11 @@ impl<'a> Checker<'a, '_> {
         // value moved to a GPU (`model = model.cuda()`): without one it stays on the CPU.
         let device = self.is_device_value(value);
         let moved = self.moved_to_gpu(value).as_deref() == Some(name);
-        if !known && (device || moved) && self.fallback(value).is_none() {
+        // `device = -1`: the CPU of transformers' pipelines, in the branch without a GPU.
+        let minus_one = matches!(value, Expr::UnaryOp(negative)
+            if negative.op == ast::UnaryOp::USub && integer(&negative.operand) == Some(1));
+        let cpu = minus_one && says_device(name);
+        if !known && (device || moved || cpu) && self.fallback(value).is_none() {
             self.function
                 .flow
                 .fallbacks
