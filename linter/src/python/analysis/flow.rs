@@ -529,11 +529,17 @@ impl<'a> Checker<'a, '_> {
             .or_else(|| keyed(value))
             .or_else(|| self.pending_name_in(value))
         {
+            let scoped = self.scoped > 0;
             let pending = match self.function.flow.pending.get_mut(&name) {
                 Some(pending) => Some(pending),
                 None => self.file_pending.get_mut(&name),
             };
             if let Some(pending) = pending {
+                // Under a scoped guard the current device is the guard's: nothing is chosen
+                // here, and a use after the guard still chooses.
+                if scoped && pending.choice == Choice::Current {
+                    return None;
+                }
                 let first = !pending.reported;
                 pending.reported = true;
                 let pending = pending.clone();
