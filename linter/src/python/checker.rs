@@ -21,7 +21,7 @@ use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
-use crate::analysis::{says_device, says_gpu_index};
+use crate::analysis::says_device;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
@@ -257,11 +257,10 @@ impl<'a> Checker<'a, '_> {
                     let literal = &mut self.function.flow.literal_defaults;
                     literal.insert(name.to_owned());
                 }
-                // `def init(device: int = 0)`, `def load(device_id=0)`: GPU 0 for callers who
-                // pass none, reported where the parameter reaches a device position.
-                if let Some(ordinal) =
-                    integer(default).filter(|_| says_device(name) || says_gpu_index(name))
-                {
+                // `def init(device: int = 0)`, `def load(device_id=0)`, `def train(rank=0)`:
+                // GPU 0 for callers who pass none, reported where the parameter reaches a
+                // device position (`.to(rank)`, `device_ids=[rank]`).
+                if let Some(ordinal) = integer(default) {
                     let shown = self.source(&range(parameter)).to_owned();
                     let choice = Choice::Ordinal(ordinal);
                     self.hold(name, choice, shown, range(&**default), false, false);
