@@ -430,6 +430,9 @@ pub fn main(subcommand: bool) -> ExitCode {
     for warning in &outcome.warnings {
         eprintln!("warning: {warning}");
     }
+    if (outcome.warnings.iter()).any(|warning| warning.starts_with(crate::config::UNKNOWN_RULE)) {
+        eprintln!("note: `{bin_name} rules` lists the rules");
+    }
     if cli.verbose {
         for program in &outcome.programs {
             eprintln!("note: {program}");

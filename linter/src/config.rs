@@ -172,6 +172,10 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
+/// How a warning about a rule name that no rule has starts: the command line then says which
+/// command lists the rules (`placement rules` or `cargo placement rules`, as it was run).
+pub const UNKNOWN_RULE: &str = "unknown rule";
+
 impl Config {
     /// Builds the configuration from the workspace source, the packages' own sources (by
     /// package name) and the command line.
@@ -184,7 +188,7 @@ impl Config {
         let mut check_names = |source: &str, levels: &BTreeMap<String, Level>| {
             for name in levels.keys() {
                 if rules::find(name).is_none() {
-                    warnings.push(format!("unknown rule `{name}` in the levels of {source}; see `cargo placement rules`"));
+                    warnings.push(format!("{UNKNOWN_RULE} `{name}` in the levels of {source}"));
                 }
             }
         };
@@ -291,7 +295,7 @@ fn ignores(
             .collect();
         for name in names.iter().filter(|name| rules::find(name).is_none()) {
             warnings.push(format!(
-                "unknown rule `{name}` in `per_file_ignores` of {source}; see `placement rules`"
+                "{UNKNOWN_RULE} `{name}` in `per_file_ignores` of {source}"
             ));
         }
         ignores.push((glob.compile_matcher(), names));

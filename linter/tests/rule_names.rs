@@ -136,3 +136,47 @@ fn per_file_ignores_silence_rules_in_matching_files() {
         "{out}"
     );
 }
+
+/// A rule name no rule has, in a configuration or an `allow` comment, is a warning that names
+/// the command listing the rules as the user ran it: `placement rules` for a Python user.
+#[test]
+fn unknown_rule_names_point_to_the_command_that_lists_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[tool.placement.levels]\nbogus_rule = \"deny\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("a.py"),
+        "import torch  # placement: allow(other_bogus)\n",
+    )
+    .unwrap();
+    for (binary, listing) in [
+        ("placement", "`placement rules`"),
+        ("cargo-placement", "`cargo placement rules`"),
+    ] {
+        let mut command = assert_cmd::Command::cargo_bin(binary).unwrap();
+        if binary == "cargo-placement" {
+            command.arg("placement");
+        }
+        let output = command.arg(dir.path()).output().unwrap();
+        let err = stderr(&output);
+        assert!(
+            err.contains("unknown rule `bogus_rule` in the levels of"),
+            "{err}"
+        );
+        assert!(
+            err.contains("unknown rule `other_bogus` in a `placement: allow`"),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("note: {listing} lists the rules")),
+            "{err}"
+        );
+        assert!(
+            !err.contains("cargo") || binary == "cargo-placement",
+            "{err}"
+        );
+    }
+}

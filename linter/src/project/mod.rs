@@ -446,7 +446,8 @@ fn finish(
         .iter()
         .map(|(line, name)| {
             format!(
-                "unknown rule `{name}` in a `placement: allow` comment at {}:{}",
+                "{} `{name}` in a `placement: allow` comment at {}:{}",
+                crate::config::UNKNOWN_RULE,
                 unit.relative,
                 line + 1
             )
