@@ -61,7 +61,10 @@ declare_rule! {
     /// calls are flagged, and so are the calls of functions that return what it chose, up to
     /// four calls deep. One that takes the caller's device as an `Option`
     /// (`fn get_device(device_id: Option<usize>)`, also of the workspace's own type named for a
-    /// device, `pref: Option<DevicePreference>`) chooses for the calls that pass `None`.
+    /// device, `pref: Option<DevicePreference>`) chooses for the calls that pass `None`. So does
+    /// a module's static whose initializer chose a device (`static ref DEVICE: Device =
+    /// Device::cuda_if_available();` in `lazy_static!`, a `Lazy<Device>`): its reads (`*DEVICE`)
+    /// are flagged, except inside a macro that only shows it (`println!`, `log::info!`).
     ///
     /// ## In Python
     /// `.cuda()` without an index, `"cuda"` or `torch.device("cuda")` where a device

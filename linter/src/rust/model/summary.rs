@@ -434,6 +434,9 @@ impl Reader<'_, '_> {
                     self.at = close + 1;
                 }
             }
+            // `lazy_static! { pub static ref DEVICE: Device = ...; }` (also called by its
+            // path) and `thread_local!`: the statics they declare are the module's values.
+            "lazy_static" | "thread_local" => self.declared_statics(keyword, summary),
             "macro_rules" if self.kind(self.at + 1) == Some(TokenKind::Bang) => {
                 if let Some(name) = self.tokens.ident(self.at + 2) {
                     summary.items.push(Item {
@@ -449,6 +452,40 @@ impl Reader<'_, '_> {
             }
             _ => {}
         }
+    }
+
+    /// The statics of a `lazy_static!` or `thread_local!` call at the current token (`macro`,
+    /// its name), as values of the module; then past the call.
+    fn declared_statics(&mut self, macro_name: &str, summary: &mut ModuleSummary) {
+        let mut bang = self.at + 1;
+        if self.kind(bang) == Some(TokenKind::Colon) && self.is(bang + 2, macro_name) {
+            bang += 3;
+        }
+        if self.kind(bang) != Some(TokenKind::Bang) || !self.tokens.is_open(bang + 1) {
+            self.at += 1;
+            return;
+        }
+        let close = self.tokens.after_group(bang + 1) - 1;
+        let inner_end = close.min(self.end);
+        let outer_end = std::mem::replace(&mut self.end, inner_end);
+        self.at = bang + 2;
+        while self.at < self.end {
+            self.attributes();
+            let visibility = self.visibility();
+            if self.is(self.at, "static") {
+                let name_at = self.at + 1 + usize::from(self.is(self.at + 1, "ref"));
+                if let Some(name) = self.tokens.ident(name_at) {
+                    summary.items.push(Item {
+                        name,
+                        kind: ItemKind::Value,
+                        visibility,
+                    });
+                }
+            }
+            self.at = self.statement_end() + 1;
+        }
+        self.end = outer_end;
+        self.at = close + 1;
     }
 
     /// `const fn`, `const unsafe fn`: `const` qualifies a function, not a constant.
@@ -705,6 +742,11 @@ mod tests {
             #[cfg(test)] mod tests { use super::*; fn t() {} }
             #[path = "other.rs"] pub mod gpu;
             some_macro! { struct NotSeen; }
+            lazy_static::lazy_static! {
+                #[doc = "x"] pub static ref DEVICE: Device = pick();
+                pub(crate) static ref POOL: Pool = Pool::new(); static ref SEEN: u8 = { 1 };
+            }
+            thread_local! { static CURRENT: Cell<u8> = Cell::new(0) }
             "#,
         );
         let names: Vec<(&str, &ItemKind, Visibility)> = found
@@ -734,6 +776,10 @@ mod tests {
                 ("cuCtxSetCurrent", &ItemKind::Foreign, Visibility::Public),
                 ("tests", &ItemKind::Module, Visibility::Private),
                 ("gpu", &ItemKind::Module, Visibility::Public),
+                ("DEVICE", &ItemKind::Value, Visibility::Public),
+                ("POOL", &ItemKind::Value, Visibility::Crate),
+                ("SEEN", &ItemKind::Value, Visibility::Private),
+                ("CURRENT", &ItemKind::Value, Visibility::Private),
             ]
         );
         assert_eq!(

@@ -19,7 +19,7 @@ use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{
-    device_string, idents, literal_usize, pattern_names, peel, range, shown, variable,
+    device_string, idents, last_name, literal_usize, pattern_names, peel, range, shown, variable,
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
@@ -61,6 +61,7 @@ pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event
         closure_params: None,
         body: None,
         kind_asked: false,
+        reporting: false,
     };
     checker
         .sem
@@ -85,6 +86,9 @@ struct Checker<'c, 'a> {
     body: Option<(usize, bool)>,
     /// Inside the value of an `if let` that only asks which kind of device it is.
     kind_asked: bool,
+    /// Inside a macro that tells a person something (`println!`, `log::info!`): a device read
+    /// there is reported, not used.
+    reporting: bool,
 }
 
 impl<'a> Checker<'_, 'a> {
@@ -138,12 +142,39 @@ impl<'a> Checker<'_, 'a> {
             inherent: false,
             defines_default: false,
             public: true,
+            static_type: None,
         };
         let outer = self.analyses.on_fn_enter(&self.sem, &info);
         self.sem.scopes.push(ScopeKind::Function, None);
         self.walk_stmts(stmts);
         self.sem.scopes.pop();
         self.analyses.on_fn_exit(&mut self.events, outer);
+    }
+
+    /// Walks a static's initializer as a function that returns the static's value: a device it
+    /// chooses is chosen for every reader of the static (`static DEVICE: Lazy<Device>`).
+    fn walk_static(
+        &mut self,
+        attrs: &[syn::Attribute],
+        ident: &syn::Ident,
+        ty: &syn::Type,
+        expr: &syn::Expr,
+    ) {
+        let info = FnInfo {
+            attrs,
+            sig: None,
+            name: ident.to_string(),
+            owner: None,
+            inherent: false,
+            defines_default: false,
+            public: true,
+            static_type: Some(ty),
+        };
+        self.in_region(false, |checker| {
+            let outer = checker.analyses.on_fn_enter(&checker.sem, &info);
+            checker.visit_expr(expr);
+            checker.analyses.on_fn_exit(&mut checker.events, outer);
+        });
     }
 
     fn walk_stmts(&mut self, stmts: &[Stmt]) {
@@ -447,6 +478,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 inherent: false,
                 defines_default: false,
                 public: matches!(function.vis, syn::Visibility::Public(_)),
+                static_type: None,
             };
             checker.walk_fn(&function.sig, &function.block, info);
         });
@@ -486,6 +518,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                             // A trait's methods are called wherever the trait is.
                             public: imp.trait_.is_some()
                                 || matches!(method.vis, syn::Visibility::Public(_)),
+                            static_type: None,
                         };
                         checker.walk_fn(&method.sig, &method.block, info);
                     }
@@ -516,6 +549,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                     inherent: false,
                     defines_default: false,
                     public: true,
+                    static_type: None,
                 };
                 self.walk_fn(&method.sig, block, info);
             }
@@ -532,6 +566,18 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             return;
         }
         self.analyses.on_macro(&item.mac);
+        // `lazy_static! { static ref DEVICE: Device = ...; }`, `thread_local!`: statics.
+        if let Some(statics) = macros::statics(&self.sem, &item.mac) {
+            for declared in &statics {
+                self.walk_static(
+                    &declared.attrs,
+                    &declared.ident,
+                    &declared.ty,
+                    &declared.expr,
+                );
+            }
+            return;
+        }
         if let Body::Stmts(stmts) = macros::body(&self.sem, &item.mac) {
             self.walk_detached(&stmts);
         }
@@ -542,7 +588,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
-        self.in_region(false, |checker| checker.visit_expr(&item.expr));
+        self.walk_static(&item.attrs, &item.ident, &item.ty, &item.expr);
     }
 
     fn visit_block(&mut self, block: &'ast syn::Block) {
@@ -726,6 +772,10 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
         let Some((canonical, entry)) = self.sem.known_path(&path.path) else {
             return;
         };
+        // A device the project chose, read to be shown (`println!("on {:?}", *DEVICE)`).
+        if entry.chooser && self.reporting {
+            return;
+        }
         let chooses = matches!(
             entry.role,
             Role::ImplicitDevice { .. } | Role::CurrentDeviceUser | Role::SetCurrentDevice
@@ -748,7 +798,10 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         self.analyses.on_macro(mac);
+        let reporting = self.reporting || best_available::reporting(&last_name(&mac.path));
+        let outer = std::mem::replace(&mut self.reporting, reporting);
         self.visit_macro_body(mac);
+        self.reporting = outer;
     }
 
     fn visit_item(&mut self, item: &'ast Item) {

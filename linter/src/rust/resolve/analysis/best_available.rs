@@ -61,7 +61,7 @@ fn text_reports(text: &str) -> bool {
 
 /// Whether a macro of this name tells a person something: one of [`REPORTING`], or a
 /// project's own named for one (`log_device!`, `warn_once!`, `print_error!`).
-fn reporting(name: &str) -> bool {
+pub(in crate::rust::resolve) fn reporting(name: &str) -> bool {
     REPORTING.contains(&name)
         || name
             .split('_')

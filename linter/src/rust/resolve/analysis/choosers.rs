@@ -104,6 +104,20 @@ fn opener(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Opener> {
 /// named in its module, returning a device (alone or in a tuple) and taking no device but as an
 /// `Option` its callers may leave `None`.
 fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
+    // A module's static of a device type (`static DEVICE: Lazy<Device>`): its readers get what
+    // its initializer chose.
+    if let Some(ty) = info.static_type {
+        return (sem.scopes.at_module_level())
+            .then(|| device_type(sem)(ty))
+            .flatten()
+            .map(|returns| Chooser {
+                path: sem.scopes.local_path(&info.name).join("::"),
+                krate: sem.cx.crate_id,
+                returns,
+                unless_given: Vec::new(),
+                opens: None,
+            });
+    }
     let sig = info.sig?;
     let path = callable_path(sem, info)?;
     let syn::ReturnType::Type(_, output) = &sig.output else {

@@ -88,6 +88,58 @@ pub(in crate::rust::resolve) fn body(sem: &Semantic<'_, '_>, mac: &syn::Macro) -
     Body::None
 }
 
+/// A static that `lazy_static!` or `thread_local!` declares: `static ref NAME: Type = expr;`
+/// (`thread_local!` without `ref`).
+pub(in crate::rust::resolve) struct DeclaredStatic {
+    pub(in crate::rust::resolve) attrs: Vec<syn::Attribute>,
+    pub(in crate::rust::resolve) ident: syn::Ident,
+    pub(in crate::rust::resolve) ty: syn::Type,
+    pub(in crate::rust::resolve) expr: Expr,
+}
+
+impl syn::parse::Parse for DeclaredStatic {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        input.parse::<syn::Visibility>()?;
+        input.parse::<Token![static]>()?;
+        if input.peek(Token![ref]) {
+            input.parse::<Token![ref]>()?;
+        }
+        let ident = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let ty = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let expr = input.parse()?;
+        Ok(DeclaredStatic {
+            attrs,
+            ident,
+            ty,
+            expr,
+        })
+    }
+}
+
+/// The statics `lazy_static! { ... }` or `thread_local! { ... }` declares, when `mac` is one of
+/// them and names something that can start a finding.
+pub(in crate::rust::resolve) fn statics(
+    sem: &Semantic<'_, '_>,
+    mac: &syn::Macro,
+) -> Option<Vec<DeclaredStatic>> {
+    if !matches!(
+        last_name(&mac.path).as_str(),
+        "lazy_static" | "thread_local"
+    ) {
+        return None;
+    }
+    if !sem.may_mention_at(mac.delimiter.span().join()) {
+        return Some(Vec::new());
+    }
+    let parser = Punctuated::<DeclaredStatic, Token![;]>::parse_terminated;
+    mac.parse_body_with(parser)
+        .ok()
+        .map(|statics| statics.into_iter().collect())
+}
+
 /// `x; n` as in `vec![x; n]`.
 struct RepeatBody {
     value: Expr,

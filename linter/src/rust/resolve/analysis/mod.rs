@@ -52,6 +52,9 @@ pub(super) struct FnInfo<'f> {
     pub(super) defines_default: bool,
     /// Declared `pub` (not `pub(crate)`): callable from other crates.
     pub(super) public: bool,
+    /// For a static's initializer walked as a function: the static's type. Its readers get what
+    /// the initializer returns, as callers do (`static DEVICE: Lazy<Device>`).
+    pub(super) static_type: Option<&'f syn::Type>,
 }
 
 /// The analyses of one file.

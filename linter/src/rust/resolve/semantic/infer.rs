@@ -57,8 +57,9 @@ impl Ty {
     }
 }
 
-/// Smart pointers and cells whose contents are used through them.
-const TRANSPARENT: &[&str] = &["Arc", "Rc", "Box", "Cow"];
+/// Smart pointers and cells whose contents are used through them (`Lazy` and `LazyLock` deref
+/// to their value).
+const TRANSPARENT: &[&str] = &["Arc", "Rc", "Box", "Cow", "Lazy", "LazyLock", "LazyCell"];
 /// Collections of values of their first type argument.
 const SEQUENCES: &[&str] = &[
     "Vec",
