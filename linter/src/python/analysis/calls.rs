@@ -103,6 +103,12 @@ impl<'a> Checker<'a, '_> {
                 if string(arg).is_some_and(|text| text.starts_with("cuda:") && names_a_gpu(text)) {
                     self.device_argument(arg, |_| String::new());
                 }
+                // So is a device built here (`device=torch.device("cuda")` as a parameter's
+                // default) handed on by position, also to a callee nothing here knows
+                // (`super().__init__(plans, device)`): it can be nothing but a device.
+                else if self.pending_of(arg).is_some_and(|held| held.built) {
+                    self.device_argument(arg, |_| String::new());
+                }
             }
         }
         for keyword in &call.arguments.keywords {
