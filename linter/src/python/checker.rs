@@ -25,7 +25,7 @@ use crate::analysis::says_device;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
-    fallback::reports,
+    fallback::{reports, says_without_gpu},
     flow::{Choice, Flow, HeldDevice},
     loops::Loop,
 };
@@ -503,8 +503,19 @@ impl Checker<'_, '_> {
                             .iter()
                             .filter_map(|c| c.test.as_ref()),
                     )
-                    .find_map(|test| self.availability_check(test))
-                    .filter(|_| !says());
+                    .find_map(|test| self.availability_check(test));
+                let check = match check {
+                    Some(_) if says() => {
+                        // A branch that says so (`else: logging.warning("No GPU, using the
+                        // CPU")`) reports what the function's later choices by availability do.
+                        let bodies = std::iter::once(&branch.body)
+                            .chain(branch.elif_else_clauses.iter().map(|c| &c.body));
+                        self.function.flow.said_without_gpu |=
+                            bodies.into_iter().any(|body| says_without_gpu(body));
+                        None
+                    }
+                    check => check,
+                };
                 let saved_check = match check {
                     Some((shown, span)) => {
                         let end = range(stmt).end;
@@ -762,6 +773,7 @@ impl Checker<'_, '_> {
                 if let Some((shown, span)) = self.fallback(expr)
                     && self.looking == 0
                     && !self.bound_fallbacks.contains(&span.start)
+                    && !self.function.flow.said_without_gpu
                 {
                     self.events.push(Event::SilentFallback { shown, span });
                 }

@@ -21,8 +21,9 @@ fn conditions(test: &Expr) -> &[Expr] {
     }
 }
 
-/// Whether a body reports something to a person (a print, a log, a warning), not looking into
-/// nested functions.
+/// Whether a body reports something to a person (a print, a log, a warning, or a sentence
+/// about the CPU it writes somewhere: `DESCRIPTION += "Running on CPU, this will be slow"`), not
+/// looking into nested functions.
 pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
     struct Reports<'r>(bool, &'r FxHashSet<String>);
     impl<'a> Visitor<'a> for Reports<'_> {
@@ -33,11 +34,19 @@ pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
         }
 
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr {
-                let callee = last_name(&call.func);
-                // A person reads these; `str` or `format` alone reports nothing.
-                self.0 |= self.1.contains(callee)
-                    && !matches!(callee, "str" | "repr" | "format" | "write");
+            match expr {
+                Expr::Call(call) => {
+                    let callee = last_name(&call.func);
+                    // A person reads these; `str` or `format` alone reports nothing.
+                    self.0 |= self.1.contains(callee)
+                        && !matches!(callee, "str" | "repr" | "format" | "write");
+                }
+                // A sentence, not a device string (`"cpu"`).
+                Expr::StringLiteral(text) => {
+                    let text = text.value.to_str();
+                    self.0 |= text.contains(' ') && text.to_ascii_lowercase().contains("cpu");
+                }
+                _ => {}
             }
             visitor::walk_expr(self, expr);
         }
@@ -45,6 +54,44 @@ pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
     let mut found = Reports(false, reporting);
     visitor::walk_body(&mut found, body);
     found.0
+}
+
+/// Whether a body writes a sentence about running without a GPU (`"No accessible GPU, device
+/// set to CPU"`, `"Running on CPU"`), in a string or an f-string, not looking into nested
+/// functions.
+pub(crate) fn says_without_gpu(body: &[Stmt]) -> bool {
+    struct Says(bool);
+    impl<'a> Visitor<'a> for Says {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+
+        fn visit_string_literal(&mut self, literal: &'a ast::StringLiteral) {
+            self.0 |= without_gpu(&literal.value);
+        }
+
+        fn visit_interpolated_string_element(
+            &mut self,
+            element: &'a ast::InterpolatedStringElement,
+        ) {
+            if let ast::InterpolatedStringElement::Literal(literal) = element {
+                self.0 |= without_gpu(&literal.value);
+            }
+            visitor::walk_interpolated_string_element(self, element);
+        }
+    }
+    fn without_gpu(text: &str) -> bool {
+        let text = text.to_ascii_lowercase();
+        text.contains(' ')
+            && ["cpu", "no gpu", "no cuda"]
+                .iter()
+                .any(|s| text.contains(s))
+    }
+    let mut says = Says(false);
+    visitor::walk_body(&mut says, body);
+    says.0
 }
 
 /// What a body does with the device bound to `name` after `after`.
@@ -388,7 +435,8 @@ impl<'a> Checker<'a, '_> {
             .events
             .iter()
             .any(|event| matches!(event, Event::SilentFallback { span: at, .. } if *at == span));
-        if !known && self.is_device_value(value) && self.fallback(value).is_none() {
+        let said = self.function.flow.said_without_gpu;
+        if !known && !said && self.is_device_value(value) && self.fallback(value).is_none() {
             self.events.push(Event::SilentFallback { shown, span });
         }
     }
@@ -420,6 +468,9 @@ impl<'a> Checker<'a, '_> {
     /// Ends a function's flow: each fallback nothing looked at is a finding.
     pub(crate) fn finish_flow(&mut self, body: &[Stmt]) {
         let fallbacks = std::mem::take(&mut self.function.flow.fallbacks);
+        if self.function.flow.said_without_gpu {
+            return;
+        }
         for (name, shown, span, after) in fallbacks {
             // An attribute (`self.device`) is read by other functions, and a library module's
             // variable by the modules that import it: only a plain name that nothing reads

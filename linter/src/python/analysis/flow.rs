@@ -44,6 +44,10 @@ pub(crate) struct Flow {
     /// whether it is known to be on the CPU. The type of a tensor on a GPU is a CUDA type,
     /// which `t.type(dtype)` moves to the current GPU.
     pub(crate) tensor_types: FxHashMap<String, (String, bool)>,
+    /// Whether a branch of an availability check said what happens without a GPU (`else:
+    /// logging.warning("No accessible GPU, device set to CPU")`): the function's later choices
+    /// by availability are no silent fallback.
+    pub(crate) said_without_gpu: bool,
     /// Parameters whose default is a literal that is not a device (`device="auto"`,
     /// `device=None`): passed on, they pass no device for callers who pass none.
     pub(crate) literal_defaults: FxHashSet<String>,
