@@ -322,6 +322,49 @@ fn tool_table(path: &Path, text: &str) -> Result<Option<toml::Value>, ConfigErro
         .cloned())
 }
 
+/// The functions a Python project installs as commands: `[project.scripts]` and
+/// `[project.gui-scripts]` of the `pyproject.toml` in `root` (also poetry's
+/// `[tool.poetry.scripts]`), as dotted names (`pkg.cli:main` → `pkg.cli.main`). Each is where a
+/// program starts, as a main guard is. A file that cannot be read or parsed names none (its own
+/// `[tool.placement]`, if any, reports why).
+pub fn console_scripts(root: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) else {
+        return Vec::new();
+    };
+    if !text.contains("scripts") {
+        return Vec::new();
+    }
+    let Ok(document) = toml::from_str::<toml::Table>(&text) else {
+        return Vec::new();
+    };
+    let project = document.get("project");
+    let poetry = document.get("tool").and_then(|tool| tool.get("poetry"));
+    let tables = [
+        project.and_then(|project| project.get("scripts")),
+        project.and_then(|project| project.get("gui-scripts")),
+        poetry.and_then(|poetry| poetry.get("scripts")),
+    ];
+    let targets = tables
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_table)
+        .flat_map(|table| table.values())
+        .filter_map(|target| match target {
+            toml::Value::String(target) => Some(target.as_str()),
+            // poetry's `{ callable = "pkg.cli:main" }`.
+            toml::Value::Table(table) => table.get("callable")?.as_str(),
+            _ => None,
+        });
+    targets
+        .filter_map(|target| {
+            let (module, function) = target.split_once(':')?;
+            // `pkg.cli:App.run` names a method: its class's code starts the program.
+            let function = function.split('.').next()?.trim();
+            Some(format!("{}.{function}", module.trim()))
+        })
+        .collect()
+}
+
 /// Whether a `pyproject.toml` configures the linter (`[tool.placement]`); one that mentions it
 /// but does not parse counts too, so that its error is reported rather than the file skipped.
 pub fn configures(pyproject: &Path) -> bool {

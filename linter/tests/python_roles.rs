@@ -364,3 +364,40 @@ fn a_test_module_of_a_packages_api_is_library_code() {
     ]);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A function that `pyproject.toml` installs as a command (`[project.scripts]`, poetry's
+/// `[tool.poetry.scripts]`) starts a program, as a main guard does; a class it makes that other
+/// modules make too stays library code.
+#[test]
+fn an_installed_command_starts_a_program() {
+    let cli = "import torch\nfrom pkg.predictor import Predictor\n\n\n\
+               def predict():\n    device = torch.device(\"cuda\")\n    \
+               return Predictor(device=device)\n\n\n\
+               def helper(model):\n    return model.to(torch.device(\"cuda\"))\n";
+    let predictor = "import torch\n\n\nclass Predictor:\n    \
+                     def __init__(self, device=torch.device(\"cuda\")):\n        \
+                     self.model = torch.nn.Linear(2, 2).to(device)\n";
+    for scripts in [
+        "[project.scripts]\npkg-predict = \"pkg.cli:predict\"\n",
+        "[tool.poetry.scripts]\npkg-predict = { callable = \"pkg.cli:predict\" }\n",
+    ] {
+        let found = findings(&[
+            ("pyproject.toml", scripts),
+            ("pkg/__init__.py", ""),
+            ("pkg/cli.py", cli),
+            ("pkg/predictor.py", predictor),
+            (
+                "pkg/serve.py",
+                "from pkg.predictor import Predictor\n\nPREDICTOR = None\n",
+            ),
+        ]);
+        assert_eq!(
+            found,
+            [
+                "pkg/cli.py:11: implicit_device",
+                "pkg/predictor.py:5: implicit_device"
+            ],
+            "{scripts}"
+        );
+    }
+}

@@ -665,8 +665,10 @@ impl Session {
                 sources.push((package.name.clone(), name, file));
             }
         }
-        let config = Config::new(pending.config, sources, options.cli.clone())?;
+        let mut config = Config::new(pending.config, sources, options.cli.clone())?;
         self.warnings.extend(config.warnings.iter().cloned());
+        // The commands a Python project installs start programs, as configured entry points do.
+        (config.entry_points).extend(config::console_scripts(&pending.root));
         for mut package in packages {
             package.workspace = index;
             self.packages.push(package);

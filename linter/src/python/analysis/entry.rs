@@ -241,8 +241,10 @@ impl EntryPoints {
             })
             .collect();
         let mut found = EntryPoints::default();
-        // Each function to follow, and whether the main guard reached it (what a launcher or the
-        // configuration names starts a program wherever else it is called from).
+        // Each function to follow, and whether another module's import of it makes it shared
+        // code: so for what the main guard calls and what any entry reaches, not for what a
+        // launcher or the configuration names (it starts a program wherever else it is called
+        // from).
         let mut pending: Vec<(String, bool)> = Vec::new();
         for stmt in body {
             if let Stmt::If(guard) = stmt
@@ -300,10 +302,12 @@ impl EntryPoints {
             );
         }
         // What a function of the program calls or hands on (`ray.remote(get_answers)`, `f =
-        // get_answers`) is the program's too. A function another module imports (`from
-        // dinov2.eval.knn import main`) is called from elsewhere too: neither it nor what it
-        // reaches starts a program here.
-        while let Some((name, from_guard)) = pending.pop() {
+        // get_answers`) is the program's too. A function or class another module imports
+        // (`from dinov2.eval.knn import main`) is called from elsewhere too: neither it nor what
+        // it reaches starts a program here, unless a launcher or the configuration names it (a
+        // class that an installed command's function makes, and other modules make too, stays
+        // library code).
+        while let Some((name, may_be_shared)) = pending.pop() {
             if found.functions.contains(&name) || found.classes.contains(&name) {
                 continue;
             }
@@ -312,10 +316,10 @@ impl EntryPoints {
                 (None, Some(class)) => &class.body,
                 (None, None) => continue,
             };
-            if from_guard && imported(cx, Some(&name), &mut asked.imported_elsewhere) {
+            if may_be_shared && imported(cx, Some(&name), &mut asked.imported_elsewhere) {
                 continue;
             }
-            pending.extend(named(body).into_iter().map(|reached| (reached, from_guard)));
+            pending.extend(named(body).into_iter().map(|reached| (reached, true)));
             match defs.contains_key(name.as_str()) {
                 true => found.functions.insert(name),
                 false => found.classes.insert(name),
