@@ -263,18 +263,23 @@ pub fn write(outcome: &Outcome, style: Style, out: &mut String) {
     let _ = writeln!(out, "{}", summary(outcome));
 }
 
-/// `found 1 error and 3 warnings in 12 files`.
+/// `found 1 error and 3 warnings in 2 of 12 files`: the findings, in how many of the files
+/// linted.
 pub fn summary(outcome: &Outcome) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let files = match outcome.baselined {
-        0 => plural(outcome.files_linted, "file"),
-        n => format!(
-            "{} ({n} more in the baseline)",
-            plural(outcome.files_linted, "file")
-        ),
+    let linted = plural(outcome.files_linted, "file");
+    let with_findings = (outcome.files.iter())
+        .filter(|file| {
+            (file.diagnostics.iter()).any(|d| matches!(d.level, Level::Deny | Level::Warn))
+        })
+        .count();
+    let baselined = match outcome.baselined {
+        0 => String::new(),
+        n => format!(" ({n} more in the baseline)"),
     };
+    let files = format!("{with_findings} of {linted}{baselined}");
     let found = match (outcome.count(Level::Deny), outcome.count(Level::Warn)) {
-        (0, 0) => format!("no placement findings in {files}"),
+        (0, 0) => format!("no placement findings in {linted}{baselined}"),
         (errors, 0) => format!("found {} in {files}", plural(errors, "error")),
         (0, warnings) => format!("found {} in {files}", plural(warnings, "warning")),
         (errors, warnings) => format!(
