@@ -25,7 +25,7 @@ use crate::analysis::says_device;
 use crate::api::{Api, Role};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
-    fallback::{reports, says_without_gpu},
+    fallback::said,
     flow::{Choice, Flow, HeldDevice},
     loops::Loop,
 };
@@ -487,15 +487,9 @@ impl Checker<'_, '_> {
                 self.visit_expr(&branch.test);
                 // A chain with an availability check in a condition chooses by it, unless a
                 // branch says what it chose (`print("using CPU, this will be slow")`) or stops
-                // (`raise RuntimeError("a GPU is needed")`).
-                let says = || {
-                    std::iter::once(&branch.body)
-                        .chain(branch.elif_else_clauses.iter().map(|c| &c.body))
-                        .any(|body| {
-                            reports(body, &self.api.names.reporting)
-                                || body.iter().any(|stmt| matches!(stmt, Stmt::Raise(_)))
-                        })
-                };
+                // (`raise RuntimeError("a GPU is needed")`). One that says in words what happens
+                // without a GPU (`else: logging.warning("No GPU, using the CPU")`) also reports
+                // what the function's later choices by availability do.
                 let check = std::iter::once(&*branch.test)
                     .chain(
                         branch
@@ -504,18 +498,17 @@ impl Checker<'_, '_> {
                             .filter_map(|c| c.test.as_ref()),
                     )
                     .find_map(|test| self.availability_check(test));
-                let check = match check {
-                    Some(_) if says() => {
-                        // A branch that says so (`else: logging.warning("No GPU, using the
-                        // CPU")`) reports what the function's later choices by availability do.
-                        let bodies = std::iter::once(&branch.body)
-                            .chain(branch.elif_else_clauses.iter().map(|c| &c.body));
-                        self.function.flow.said_without_gpu |=
-                            bodies.into_iter().any(|body| says_without_gpu(body));
-                        None
+                let check = check.filter(|_| {
+                    let bodies = std::iter::once(&branch.body)
+                        .chain(branch.elif_else_clauses.iter().map(|c| &c.body));
+                    let mut says = false;
+                    for body in bodies {
+                        let told = said(body, &self.api.names.reporting);
+                        self.function.flow.said_without_gpu |= told.without_gpu;
+                        says |= told.reports || body.iter().any(|s| matches!(s, Stmt::Raise(_)));
                     }
-                    check => check,
-                };
+                    !says
+                });
                 let saved_check = match check {
                     Some((shown, span)) => {
                         let end = range(stmt).end;

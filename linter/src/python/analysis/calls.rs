@@ -331,9 +331,8 @@ impl<'a> Checker<'a, '_> {
             }
             "type_as" => {
                 if let Some(other) = call.arguments.find_argument_value("other", 0) {
-                    let on_cpu = self.fact_of(other).is_some_and(|fact| fact.device == "cpu");
-                    let other = self.source(&range(other)).to_owned();
-                    self.type_as(receiver, (other, on_cpu), from_dot.clone());
+                    let other = self.tensor(other);
+                    self.type_as(receiver, other, from_dot.clone());
                 }
                 false
             }
@@ -354,10 +353,8 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// `t.type_as(other)` (or `t.type(other.type())`) with `t` known to be on the CPU and
-    /// `other` not: the CUDA type of a tensor on any GPU moves `t` to the current one. `other`
-    /// is the other tensor, shown, and whether it is known to be on the CPU.
-    fn type_as(&mut self, receiver: &Expr, other: (String, bool), from_dot: Range<usize>) {
-        let (other, other_on_cpu) = other;
+    /// `other` not: the CUDA type of a tensor on any GPU moves `t` to the current one.
+    fn type_as(&mut self, receiver: &Expr, other: Tensor, from_dot: Range<usize>) {
         // Made on the CPU: a factory without `device=` (also through a name), `.cpu()`, or
         // `torch.tensor(...)` and `torch.from_numpy(...)`, which always make one there.
         let made = match receiver {
@@ -373,23 +370,33 @@ impl<'a> Checker<'a, '_> {
                 _ => return,
             },
         };
-        if other_on_cpu || self.scoped > 0 {
+        if other.on_cpu || self.scoped > 0 {
             return;
         }
         self.device_use(from_dot.clone());
         self.events.push(Event::TypeAsCurrent {
             shown: self.source(&from_dot).trim_start().to_owned(),
             span: from_dot,
-            other,
+            other: other.shown,
             made,
             in_entry_point: self.function.in_entry,
             in_program: self.program,
         });
     }
 
+    /// A tensor as `type_as` needs it.
+    fn tensor(&self, tensor: &Expr) -> Tensor {
+        Tensor {
+            shown: self.source(&range(tensor)).to_owned(),
+            on_cpu: self
+                .fact_of(tensor)
+                .is_some_and(|fact| fact.device == "cpu"),
+        }
+    }
+
     /// The tensor whose type `value` is: `x.type()` (also `x.data.type()`), or a name bound to
-    /// one; shown, and whether it is known to be on the CPU.
-    pub(crate) fn type_of_tensor(&self, value: &Expr) -> Option<(String, bool)> {
+    /// one.
+    pub(crate) fn type_of_tensor(&self, value: &Expr) -> Option<Tensor> {
         match value {
             Expr::Name(name) => self
                 .function
@@ -399,17 +406,21 @@ impl<'a> Checker<'a, '_> {
                 .cloned(),
             Expr::Call(call) if call.arguments.is_empty() => match &*call.func {
                 Expr::Attribute(method) if method.attr.as_str() == "type" => {
-                    let tensor = peel_data(&method.value);
-                    let on_cpu = self
-                        .fact_of(tensor)
-                        .is_some_and(|fact| fact.device == "cpu");
-                    Some((self.source(&range(tensor)).to_owned(), on_cpu))
+                    Some(self.tensor(peel_data(&method.value)))
                 }
                 _ => None,
             },
             _ => None,
         }
     }
+}
+
+/// The tensor whose type `t.type_as(x)` or `t.type(x.type())` gives `t`: shown, and whether it
+/// is known to be on the CPU.
+#[derive(Clone, Debug)]
+pub(crate) struct Tensor {
+    shown: String,
+    on_cpu: bool,
 }
 
 /// `x.data` is `x`'s storage, on its device.

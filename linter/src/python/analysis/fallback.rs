@@ -21,12 +21,33 @@ fn conditions(test: &Expr) -> &[Expr] {
     }
 }
 
-/// Whether a body reports something to a person (a print, a log, a warning, or a sentence
-/// about the CPU it writes somewhere: `DESCRIPTION += "Running on CPU, this will be slow"`), not
-/// looking into nested functions.
-pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
-    struct Reports<'r>(bool, &'r FxHashSet<String>);
-    impl<'a> Visitor<'a> for Reports<'_> {
+/// What a body tells a person, not looking into nested functions.
+#[derive(Debug, Default)]
+pub(crate) struct Said {
+    /// It reports something: a print, a log, a warning, or a sentence about running without a
+    /// GPU that it writes somewhere (`DESCRIPTION += "Running on CPU, this will be slow"`).
+    pub(crate) reports: bool,
+    /// It says in words what happens without a GPU (`"No accessible GPU, device set to CPU"`),
+    /// in a string or an f-string.
+    pub(crate) without_gpu: bool,
+}
+
+/// What `body` tells a person; `reporting` names the calls that report.
+pub(crate) fn said(body: &[Stmt], reporting: &FxHashSet<String>) -> Said {
+    struct Reads<'r>(Said, &'r FxHashSet<String>);
+    impl Reads<'_> {
+        /// A sentence (not a device string, `"cpu"`) about running without a GPU.
+        fn text(&mut self, text: &str) {
+            let text = text.to_ascii_lowercase();
+            let without_gpu = text.contains(' ')
+                && ["cpu", "no gpu", "no cuda"]
+                    .iter()
+                    .any(|words| text.contains(words));
+            self.0.without_gpu |= without_gpu;
+            self.0.reports |= without_gpu;
+        }
+    }
+    impl<'a> Visitor<'a> for Reads<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
                 visitor::walk_stmt(self, stmt);
@@ -34,42 +55,17 @@ pub(crate) fn reports(body: &[Stmt], reporting: &FxHashSet<String>) -> bool {
         }
 
         fn visit_expr(&mut self, expr: &'a Expr) {
-            match expr {
-                Expr::Call(call) => {
-                    let callee = last_name(&call.func);
-                    // A person reads these; `str` or `format` alone reports nothing.
-                    self.0 |= self.1.contains(callee)
-                        && !matches!(callee, "str" | "repr" | "format" | "write");
-                }
-                // A sentence, not a device string (`"cpu"`).
-                Expr::StringLiteral(text) => {
-                    let text = text.value.to_str();
-                    self.0 |= text.contains(' ') && text.to_ascii_lowercase().contains("cpu");
-                }
-                _ => {}
+            if let Expr::Call(call) = expr {
+                let callee = last_name(&call.func);
+                // A person reads these; `str` or `format` alone reports nothing.
+                self.0.reports |= self.1.contains(callee)
+                    && !matches!(callee, "str" | "repr" | "format" | "write");
             }
             visitor::walk_expr(self, expr);
         }
-    }
-    let mut found = Reports(false, reporting);
-    visitor::walk_body(&mut found, body);
-    found.0
-}
-
-/// Whether a body writes a sentence about running without a GPU (`"No accessible GPU, device
-/// set to CPU"`, `"Running on CPU"`), in a string or an f-string, not looking into nested
-/// functions.
-pub(crate) fn says_without_gpu(body: &[Stmt]) -> bool {
-    struct Says(bool);
-    impl<'a> Visitor<'a> for Says {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                visitor::walk_stmt(self, stmt);
-            }
-        }
 
         fn visit_string_literal(&mut self, literal: &'a ast::StringLiteral) {
-            self.0 |= without_gpu(&literal.value);
+            self.text(&literal.value);
         }
 
         fn visit_interpolated_string_element(
@@ -77,21 +73,14 @@ pub(crate) fn says_without_gpu(body: &[Stmt]) -> bool {
             element: &'a ast::InterpolatedStringElement,
         ) {
             if let ast::InterpolatedStringElement::Literal(literal) = element {
-                self.0 |= without_gpu(&literal.value);
+                self.text(&literal.value);
             }
             visitor::walk_interpolated_string_element(self, element);
         }
     }
-    fn without_gpu(text: &str) -> bool {
-        let text = text.to_ascii_lowercase();
-        text.contains(' ')
-            && ["cpu", "no gpu", "no cuda"]
-                .iter()
-                .any(|s| text.contains(s))
-    }
-    let mut says = Says(false);
-    visitor::walk_body(&mut says, body);
-    says.0
+    let mut reads = Reads(Said::default(), reporting);
+    visitor::walk_body(&mut reads, body);
+    reads.0
 }
 
 /// What a body does with the device bound to `name` after `after`.

@@ -11,6 +11,7 @@ use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::{ApiUse, Event, Fact, How, says_device, says_gpu_index};
 use crate::api::Entry;
+use crate::python::analysis::calls::Tensor;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
 use placement_device_name::DeviceName;
@@ -40,10 +41,9 @@ pub(crate) struct Flow {
     pub(crate) strings: FxHashMap<String, String>,
     /// Names bound to a library's item (`device_module = getattr(torch, "cuda")`).
     pub(crate) aliases: FxHashMap<String, CompactString>,
-    /// Names bound to a tensor's type (`dtype = x.type()`): name → the tensor, shown, and
-    /// whether it is known to be on the CPU. The type of a tensor on a GPU is a CUDA type,
-    /// which `t.type(dtype)` moves to the current GPU.
-    pub(crate) tensor_types: FxHashMap<String, (String, bool)>,
+    /// Names bound to a tensor's type (`dtype = x.type()`): name → the tensor. The type of a
+    /// tensor on a GPU is a CUDA type, which `t.type(dtype)` moves to the current GPU.
+    pub(crate) tensor_types: FxHashMap<String, Tensor>,
     /// Whether a branch of an availability check said what happens without a GPU (`else:
     /// logging.warning("No accessible GPU, device set to CPU")`): the function's later choices
     /// by availability are no silent fallback.
