@@ -491,3 +491,47 @@ fn relative_imports_in_namespace_packages_start_from_the_import_root() {
         "{found:?}"
     );
 }
+
+/// A fallback written by hand around the project's own chooser (`if let Ok(d) = open()`, a
+/// function that opens GPU 0) is a fallback as one around `Device::new_cuda(0)` is, and one
+/// implicit choice, not two; one whose failure is said is no silent fallback.
+#[test]
+fn fallbacks_around_a_project_chooser_are_fallbacks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"pick\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\ncandle-core = \"0.9\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "use candle_core::Device;\n\n\
+                 pub fn runtime_device() -> Device {\n    \
+                 if let Ok(device) = open_accelerator() {\n        return device;\n    }\n    \
+                 Device::Cpu\n}\n\n\
+                 pub fn told() -> Device {\n    match open_accelerator() {\n        \
+                 Ok(device) => device,\n        Err(error) => {\n            \
+                 eprintln!(\"no GPU ({error}): on the CPU\");\n            Device::Cpu\n        }\n    \
+                 }\n}\n\n\
+                 fn open_accelerator() -> candle_core::Result<Device> {\n    Device::new_cuda(0)\n}\n",
+            ),
+        ],
+    );
+    let found: Vec<String> = lint(&dir, &["-W", "silent_cpu_fallback"])
+        .lines()
+        .filter(|line| line.contains("warning["))
+        .map(|line| format!("{}]", line.split(']').next().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "src/lib.rs:4:25: warning[implicit_device]",
+            "src/lib.rs:4:25: warning[silent_cpu_fallback]",
+            "src/lib.rs:11:11: warning[implicit_device]",
+            "src/lib.rs:21:22: warning[hardcoded_device]",
+        ]
+    );
+}

@@ -483,7 +483,11 @@ fn finish(
         (a.finding.span.start, a.finding.rule.name)
             .cmp(&(b.finding.span.start, b.finding.rule.name))
     });
-    diagnostics.dedup_by(|a, b| a.finding == b.finding);
+    // One rule says one thing at one place: a device chooser's call that is also the GPU of a
+    // fallback written by hand (`if let Ok(d) = pick()`) is one implicit choice, not two.
+    diagnostics.dedup_by(|a, b| {
+        a.finding.rule.name == b.finding.rule.name && a.finding.span == b.finding.span
+    });
     UnitResult {
         file: Some(LintedFile {
             unit,

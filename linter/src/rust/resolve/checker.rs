@@ -107,6 +107,7 @@ impl<'a> Checker<'_, 'a> {
             .get(range(block.brace_token.span.join()))
             .unwrap_or("");
         self.analyses.function.context.set_restores(block, body);
+        self.analyses.function.choosers.set_returned(block);
         self.sem.scopes.push(ScopeKind::Function, None);
         self.sem.add_generics(&sig.generics);
         for input in &sig.inputs {
@@ -139,7 +140,7 @@ impl<'a> Checker<'_, 'a> {
             sig: None,
             name: String::new(),
             owner: None,
-            inherent: false,
+            in_impl: false,
             defines_default: false,
             public: true,
             static_type: None,
@@ -165,7 +166,7 @@ impl<'a> Checker<'_, 'a> {
             sig: None,
             name: ident.to_string(),
             owner: None,
-            inherent: false,
+            in_impl: false,
             defines_default: false,
             public: true,
             static_type: Some(ty),
@@ -475,7 +476,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 sig: Some(&function.sig),
                 name: function.sig.ident.to_string(),
                 owner: None,
-                inherent: false,
+                in_impl: false,
                 defines_default: false,
                 public: matches!(function.vis, syn::Visibility::Public(_)),
                 static_type: None,
@@ -511,7 +512,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                             sig: Some(&method.sig),
                             name: method.sig.ident.to_string(),
                             owner: Some(owner.as_deref().unwrap_or("_")),
-                            inherent: imp.trait_.is_none(),
+                            in_impl: true,
                             defines_default: implements_default
                                 && method.sig.ident == "default"
                                 && !defaults::builds_fields(&method.block),
@@ -546,7 +547,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                     sig: Some(&method.sig),
                     name: method.sig.ident.to_string(),
                     owner: Some(&owner),
-                    inherent: false,
+                    in_impl: false,
                     defines_default: false,
                     public: true,
                     static_type: None,

@@ -196,8 +196,8 @@ pub(in crate::rust::resolve) fn in_if(
     })
 }
 
-/// The GPU constructor (a table's explicit device: `Device::new_cuda`, `Device::Cuda`) whose
-/// value `expr` is, through `?`, `.ok()`, `.map(..)`, borrows and blocks.
+/// The GPU constructor (a table's explicit device: `Device::new_cuda`, `Device::Cuda`; or a
+/// project's device chooser) whose value `expr` is, through `?`, `.ok()`, `.map(..)`, borrows and blocks.
 fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path> {
     match expr {
         Expr::Call(call) => {
@@ -206,6 +206,11 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
             };
             // A table's own fallback (`cuda_if_available`) is followed as itself.
             let (_, entry) = sem.known_path(&func.path)?;
+            // A function of the project that chooses a GPU for its callers
+            // (`try_accelerator_device()`, which opens `new_cuda(0)`).
+            if entry.chooser {
+                return Some(&func.path);
+            }
             let Role::ExplicitDevice { ordinal, gpu } = &entry.role else {
                 return None;
             };

@@ -8,15 +8,31 @@
 //! and its calls outside entry points are flagged like calls of `cuda_if_available`
 //! (`Choosers` in `project::rust_files`, decided in the project's fixed point).
 
+use std::ops::Range;
+
+use syn::Expr;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
 use super::FnInfo;
 use crate::analysis::{ApiUse, says_device};
 use crate::api::{Chooser, Role};
 use crate::rust::resolve::semantic::Semantic;
+use crate::rust::resolve::semantic::syntax::{idents, range};
 
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct State {
     /// The current function, when it returns a device and takes none.
     chooser: Option<Chooser>,
+    /// The current function, when it takes no device and returns something else
+    /// (`fn default() -> Self`, `fn context() -> Arc<Context>`): a chooser only of what it
+    /// returns as it was made ([`State::returned`]).
+    returning: Option<Chooser>,
+    /// The spans of the calls whose value the current function returns as it is (through
+    /// `?`, `.unwrap()`, `Ok(..)`, `Arc::new(..)`): a GPU such a call opens by a literal, or
+    /// a device it chooses, is the one the function's callers get (`Self::new(0).expect(..)`,
+    /// `Arc::new(Context::default())`).
+    returned: Vec<Range<usize>>,
     /// The current function, when its callers can name it ([`callable_path`]) and it has no
     /// receiver: a GPU it opens from one of its parameters is the GPU its caller names there.
     opener: Option<Opener>,
@@ -39,8 +55,15 @@ struct Opener {
 
 impl State {
     pub(super) fn for_function(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> State {
+        let (chooser, returning) = match chooser(sem, info) {
+            Some((chooser, true)) => (Some(chooser), None),
+            Some((chooser, false)) => (None, Some(chooser)),
+            None => (None, None),
+        };
         State {
-            chooser: chooser(sem, info),
+            chooser,
+            returning,
+            returned: Vec::new(),
             opener: opener(sem, info),
             takes_device: info.sig.is_some_and(|sig| {
                 sig.inputs.iter().any(|input| match input {
@@ -52,14 +75,86 @@ impl State {
             }),
         }
     }
+
+    /// The function's body: the calls whose values it returns, when what it returns is no
+    /// device type.
+    pub(in crate::rust::resolve) fn set_returned(&mut self, block: &syn::Block) {
+        if self.returning.is_none() {
+            return;
+        }
+        struct Returns<'s>(&'s mut Vec<Range<usize>>);
+        impl<'ast> Visit<'ast> for Returns<'_> {
+            fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+                if let Some(value) = &ret.expr {
+                    returned_calls(value, self.0);
+                }
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        Returns(&mut self.returned).visit_block(block);
+        if let Some(syn::Stmt::Expr(value, None)) = block.stmts.last() {
+            returned_calls(value, &mut self.returned);
+        }
+    }
+}
+
+/// The callee spans of the calls whose value `value` is, as it was made: through `?`, `.ok()`,
+/// `.unwrap()`, `.expect(..)`, `Ok(..)`, `Some(..)`, `Arc::new(..)` and blocks.
+fn returned_calls(value: &Expr, out: &mut Vec<Range<usize>>) {
+    match value {
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(func) if call.args.len() == 1 && wraps(&func.path) => {
+                returned_calls(&call.args[0], out);
+            }
+            func => out.push(range(func.span())),
+        },
+        Expr::MethodCall(call)
+            if [
+                "ok",
+                "unwrap",
+                "expect",
+                "context",
+                "with_context",
+                "map_err",
+            ]
+            .iter()
+            .any(|name| call.method == name) =>
+        {
+            returned_calls(&call.receiver, out);
+        }
+        Expr::MethodCall(call) => out.push(range(call.method.span())),
+        Expr::Try(inner) => returned_calls(&inner.expr, out),
+        Expr::Paren(inner) => returned_calls(&inner.expr, out),
+        Expr::Group(inner) => returned_calls(&inner.expr, out),
+        Expr::Block(block) => {
+            if let Some(syn::Stmt::Expr(value, None)) = block.block.stmts.last() {
+                returned_calls(value, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a call of `path` wraps its one argument as it is (`Ok`, `Some`, `Arc::new`).
+fn wraps(path: &syn::Path) -> bool {
+    let names = idents(path);
+    match names.as_slice() {
+        [.., last] if last == "Ok" || last == "Some" => true,
+        [.., owner, new] => {
+            new == "new" && matches!(owner.as_str(), "Arc" | "Rc" | "Box" | "Mutex" | "RwLock")
+        }
+        _ => false,
+    }
 }
 
 /// The path callers name the function being entered by: a free function of its module, or an
-/// associated function of a type's own `impl` (`Worker::new`, `Self::new`).
+/// associated function of an `impl` of a type (`Worker::new`, `Self::new`, `Context::default`
+/// of `impl Default for Context`).
 fn callable_path(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Vec<String>> {
     match info.owner {
         None if sem.scopes.at_module_level() => Some(sem.scopes.local_path(&info.name)),
-        Some(owner) if info.inherent && owner != "_" && sem.scopes.at_impl_level() => {
+        Some(owner) if info.in_impl && owner != "_" && sem.scopes.at_impl_level() => {
             let mut path = sem.scopes.local_path(owner);
             path.push(info.name.clone());
             Some(path)
@@ -100,22 +195,27 @@ fn opener(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Opener> {
 }
 
 /// The function being entered, if it can choose a device for its callers: free, or an
-/// associated function of a type's own `impl` (a method's device may come from its receiver),
-/// named in its module, returning a device (alone or in a tuple) and taking no device but as an
-/// `Option` its callers may leave `None`.
-fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
+/// associated function of a type's `impl` (a method's device may come from its receiver),
+/// named in its module, returning something and taking no device but as an `Option` its
+/// callers may leave `None`; with whether it returns a device (alone or in a tuple), so that
+/// every choice it makes is its callers', or something else, whose choices are its callers'
+/// only when it returns what the choice made.
+fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<(Chooser, bool)> {
     // A module's static of a device type (`static DEVICE: Lazy<Device>`): its readers get what
     // its initializer chose.
     if let Some(ty) = info.static_type {
         return (sem.scopes.at_module_level())
             .then(|| device_type(sem)(ty))
             .flatten()
-            .map(|returns| Chooser {
-                path: sem.scopes.local_path(&info.name).join("::"),
-                krate: sem.cx.crate_id,
-                returns,
-                unless_given: Vec::new(),
-                opens: None,
+            .map(|returns| {
+                let chooser = Chooser {
+                    path: sem.scopes.local_path(&info.name).join("::"),
+                    krate: sem.cx.crate_id,
+                    returns,
+                    unless_given: Vec::new(),
+                    opens: None,
+                };
+                (chooser, true)
             });
     }
     let sig = info.sig?;
@@ -123,8 +223,11 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
     let syn::ReturnType::Type(_, output) = &sig.output else {
         return None;
     };
+    if matches!(&**output, syn::Type::Tuple(unit) if unit.elems.is_empty()) {
+        return None;
+    }
     let device = device_type(sem);
-    let returns = returned_device(output, &device)?;
+    let returns = returned_device(output, &device);
     // A parameter of a device type, or one whose name says it is the caller's device or GPU
     // (`fn get_device(device: &str)`, as in Python; `fn wgpu_device(gpu_id: u32)`), leaves the
     // choice to the caller; a flag (`use_gpu: bool`) leaves it to the function. Taken as an
@@ -140,13 +243,15 @@ fn chooser(sem: &Semantic<'_, '_>, info: &FnInfo<'_>) -> Option<Chooser> {
             (true, false) => return None,
         }
     }
-    Some(Chooser {
+    let returns_device = returns.is_some();
+    let chooser = Chooser {
         path: path.join("::"),
         krate: sem.cx.crate_id,
-        returns,
+        returns: returns.unwrap_or_default(),
         unless_given,
         opens: None,
-    })
+    };
+    Some((chooser, returns_device))
 }
 
 /// The device type a written type names, if it names one (through wrappers).
@@ -278,8 +383,13 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> A
             }),
         _ => None,
     };
+    // What a function that returns no device type returns as a choice made it.
+    let returned = || (state.returning.clone()).filter(|_| state.returned.contains(&use_.span));
     ApiUse {
-        chooser: state.chooser.clone().filter(|_| chooses).or(opens),
+        chooser: (state.chooser.clone())
+            .or_else(returned)
+            .filter(|_| chooses)
+            .or(opens),
         ..use_
     }
 }

@@ -45,9 +45,10 @@ pub(super) struct FnInfo<'f> {
     pub(super) name: String,
     /// The type whose method it is (`Engine` in `impl Engine`), if any.
     pub(super) owner: Option<&'f str>,
-    /// In the type's own `impl` (not a trait's): its associated functions are called by the
-    /// type's path (`Engine::pick()`, `Self::pick()`).
-    pub(super) inherent: bool,
+    /// In an `impl` of a type, its own or a trait's (not a trait's default method): its
+    /// associated functions are called by the type's path (`Engine::pick()`, `Self::pick()`,
+    /// `Context::default()`).
+    pub(super) in_impl: bool,
     /// `fn default` of `impl Default for T`.
     pub(super) defines_default: bool,
     /// Declared `pub` (not `pub(crate)`): callable from other crates.
