@@ -1,6 +1,8 @@
 //! Fixtures beside each rule (`rules/fixtures/<rule>/{fail,pass}.{rs,py}`): the failing file's
 //! rendered findings of the rule are pinned as a snapshot, and the passing file must have none.
 //!
+//! Its `placement: allow` comments apply, with every rule on.
+//!
 //! A fixture is linted as library code (for Python, a module of a package) unless its first
 //! line says `// role: entry-file` or `// role: binary-root` (`# role: ...` in Python).
 
@@ -9,6 +11,7 @@ use std::path::PathBuf;
 use crate::diagnostic::{Level, Rule};
 use crate::discover::CrateContext;
 use crate::discover::FileUnit;
+use crate::project::suppress::Suppressions;
 use crate::project::{Diagnostic, LintedFile};
 use crate::report::human;
 use crate::report::human::Style;
@@ -59,6 +62,8 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
                 path.display()
             );
         }
+        let checked =
+            Suppressions::parse_python(&text).apply(checked, &LineIndex::new(&text), |_| true);
         return (text, at_default_levels(checked));
     }
     let api = crate::api::Api::new(Default::default()).expect("built-in tables");
@@ -76,6 +81,7 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         calls_to: None,
     };
     let findings = crate::project::lint_text(&text, &cx);
+    let findings = Suppressions::parse(&text).apply(findings, &LineIndex::new(&text), |_| true);
     (text, at_default_levels(findings))
 }
 

@@ -322,3 +322,40 @@ fn colours_only_when_asked_and_config_from_a_chosen_file() {
         stderr(&output)
     );
 }
+
+/// A suppression that silenced nothing is reported when `unused_allow` is on (it is off by
+/// default); one that silenced a finding, or names a rule that is off, is not.
+#[test]
+fn suppressions_that_silence_nothing_are_reported_when_asked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::write_files(
+        dir.path(),
+        &[(
+            "pkg/gpu.py",
+            "import torch\n\n\ndef zeros(device):\n    \
+             return torch.zeros(4, device=device)  # placement: allow(hardcoded_device)\n\n\n\
+             def first():\n    return torch.device(\"cuda:0\")  # placement: allow(hardcoded_device)\n\n\n\
+             def late(model):\n    return model.to(\"cuda\")  # placement: allow(silent_cpu_fallback)\n",
+        )],
+    );
+    let path = dir.path().to_str().expect("a UTF-8 path");
+    let run = |args: &[&str]| {
+        let mut all = vec![path, "--message-format", "short"];
+        all.extend(args);
+        stdout(&placement(&all))
+    };
+    let by_default = run(&[]);
+    assert!(!by_default.contains("unused_allow"), "{by_default}");
+    let asked = run(&["-W", "unused_allow"]);
+    let unused: Vec<&str> = asked
+        .lines()
+        .filter(|line| line.contains("unused_allow"))
+        .collect();
+    assert_eq!(
+        unused,
+        [
+            "pkg/gpu.py:5:43: warning[unused_allow]: `placement: allow(hardcoded_device)` silences nothing"
+        ],
+        "{asked}"
+    );
+}

@@ -229,6 +229,8 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
             Language::Rust => Suppressions::parse(text),
             Language::Python => Suppressions::parse_python(text),
         };
+        // What stands once the comments are applied, with every rule on (`unused_allow` too).
+        let findings = suppressions.apply(findings.to_vec(), &lines, |_| true);
         let file = LintedFile {
             unit: FileUnit {
                 path: PathBuf::from("fuzzed.rs"),
@@ -254,11 +256,6 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
                 .collect(),
         };
         for diagnostic in &file.diagnostics {
-            suppressions.allows(
-                diagnostic.finding.rule.name,
-                diagnostic.finding.span.start,
-                &lines,
-            );
             lines.position(text, diagnostic.finding.span.end);
             human::render(&file, diagnostic, Style::PLAIN);
         }

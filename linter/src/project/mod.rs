@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::diagnostic::{Finding, Level};
+use crate::diagnostic::{Finding, Level, Rule};
 use crate::discover::{self, DiscoverError, FileUnit, Options, Session};
 use crate::python;
 use crate::rules;
@@ -453,7 +453,7 @@ fn finish(
             )
         })
         .collect();
-    if findings.is_empty() {
+    if findings.is_empty() && suppressions.is_empty() {
         return UnitResult {
             warnings,
             ..UnitResult::default()
@@ -463,9 +463,10 @@ fn finish(
     let root = &run.session.workspaces[package.workspace].root;
     let inside = unit.path.strip_prefix(root).unwrap_or(&unit.path);
     let lines = LineIndex::new(&text);
-    let mut diagnostics: Vec<Diagnostic> = findings
+    let enabled = |rule: &'static Rule| config.level(rule, &package.name) != Level::Allow;
+    let mut diagnostics: Vec<Diagnostic> = suppressions
+        .apply(findings, &lines, enabled)
         .into_iter()
-        .filter(|finding| !suppressions.allows(finding.rule.name, finding.span.start, &lines))
         .filter(|finding| !config.ignores(inside, finding.rule.name))
         .map(|finding| {
             let level = config.level(finding.rule, &package.name);

@@ -11,25 +11,39 @@
 //! `#` inside a string (`"http://x"`) or a directive written inside a string literal is never
 //! taken for one.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::ops::Range;
 
 use ra_ap_rustc_lexer::{DocStyle, FrontmatterAllowed, TokenKind, tokenize};
 
+use crate::diagnostic::{Finding, Rule};
 use crate::rules;
 use crate::source::LineIndex;
 
 #[derive(Debug, Default)]
 pub struct Suppressions {
-    file: HashSet<String>,
-    /// 0-based line → rules allowed there.
-    lines: HashMap<usize, HashSet<String>>,
+    directives: Vec<Placed>,
+    /// The directives for the whole file.
+    file: Vec<usize>,
+    /// 0-based line → the directives that apply there.
+    lines: HashMap<usize, Vec<usize>>,
     /// Rule names that are not rules: (0-based line, name).
     pub unknown: Vec<(usize, String)>,
 }
 
+/// A directive where it was written, with which of its names silenced a finding.
+#[derive(Debug)]
+struct Placed {
+    /// The comment.
+    span: Range<usize>,
+    names: Vec<String>,
+    whole_file: bool,
+    used: Vec<bool>,
+}
+
 /// A directive of a comment: the rules it names, and whether it is for the whole file.
 struct Directive {
-    names: HashSet<String>,
+    names: Vec<String>,
     whole_file: bool,
 }
 
@@ -61,7 +75,12 @@ fn directive(body: &str) -> Option<Directive> {
         .map(|name| rules::bare_name(name.trim()))
         .filter(|name| !name.is_empty())
         .map(str::to_owned)
-        .collect();
+        .fold(Vec::new(), |mut names: Vec<String>, name| {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+            names
+        });
     Some(Directive { names, whole_file })
 }
 
@@ -109,7 +128,7 @@ impl Suppressions {
                 // `///` documents the next item; it holds no directives.
                 Some(DocStyle::Outer) => continue,
             };
-            found.comment(text, &lines, start, body, whole_file);
+            found.comment(text, &lines, start..offset, body, whole_file);
         }
         found
     }
@@ -122,21 +141,22 @@ impl Suppressions {
         }
         let lines = LineIndex::new(text);
         for comment in crate::python::comments(text) {
-            let start = comment.start;
-            found.comment(text, &lines, start, &text[comment][1..], false);
+            let body = &text[comment.clone()][1..];
+            found.comment(text, &lines, comment, body, false);
         }
         found
     }
 
-    /// Takes the directive of the comment at `start` whose text after `//` or `#` is `body`.
+    /// Takes the directive of the comment at `span` whose text after `//` or `#` is `body`.
     fn comment(
         &mut self,
         text: &str,
         lines: &LineIndex,
-        start: usize,
+        span: Range<usize>,
         body: &str,
         whole_file: bool,
     ) {
+        let start = span.start;
         let Some(Directive {
             names,
             whole_file: said_whole_file,
@@ -151,28 +171,86 @@ impl Suppressions {
                 self.unknown.push((line, name.clone()));
             }
         }
+        let at = self.directives.len();
+        self.directives.push(Placed {
+            span,
+            used: vec![false; names.len()],
+            names,
+            whole_file,
+        });
         if whole_file {
-            self.file.extend(names);
+            self.file.push(at);
             return;
         }
         let before = &text[lines.line_start(line).min(start)..start];
-        let comment_only = before.trim().is_empty();
-        self.lines
-            .entry(line)
-            .or_default()
-            .extend(names.iter().cloned());
-        if comment_only {
-            self.lines.entry(line + 1).or_default().extend(names);
+        self.lines.entry(line).or_default().push(at);
+        if before.trim().is_empty() {
+            self.lines.entry(line + 1).or_default().push(at);
         }
     }
 
-    /// Whether `rule` is allowed at byte `offset`.
-    pub fn allows(&self, rule: &str, offset: usize, lines: &LineIndex) -> bool {
-        self.file.contains(rule)
-            || self
-                .lines
-                .get(&lines.line_of(offset))
-                .is_some_and(|allowed| allowed.contains(rule))
+    /// Whether the file holds no directive.
+    pub fn is_empty(&self) -> bool {
+        self.directives.is_empty()
+    }
+
+    /// Whether `rule` is allowed at byte `offset`; each directive that allows it is used.
+    fn allows(&mut self, rule: &str, offset: usize, lines: &LineIndex) -> bool {
+        let on_line = self.lines.get(&lines.line_of(offset)).into_iter().flatten();
+        let mut allowed = false;
+        for &at in self.file.iter().chain(on_line) {
+            let directive = &mut self.directives[at];
+            if let Some(name) = directive.names.iter().position(|name| name == rule) {
+                directive.used[name] = true;
+                allowed = true;
+            }
+        }
+        allowed
+    }
+
+    /// A file's findings without those its directives silence, and, when `enabled` says
+    /// `unused_allow` is on, a finding for each name of a directive that silenced nothing
+    /// (of a rule that is itself on: whether a rule that is off would find something is not
+    /// known).
+    pub fn apply(
+        mut self,
+        findings: Vec<Finding>,
+        lines: &LineIndex,
+        enabled: impl Fn(&'static Rule) -> bool,
+    ) -> Vec<Finding> {
+        if self.directives.is_empty() {
+            return findings;
+        }
+        let mut kept: Vec<Finding> = findings
+            .into_iter()
+            .filter(|finding| !self.allows(finding.rule.name, finding.span.start, lines))
+            .collect();
+        let Some(unused) = rules::find("unused_allow").filter(|rule| enabled(rule)) else {
+            return kept;
+        };
+        let mut silenced_nothing = Vec::new();
+        for directive in &self.directives {
+            let names: Vec<&str> = (directive.names.iter().zip(&directive.used))
+                .filter(|(name, used)| {
+                    !**used && rules::find(name).is_some_and(|rule| enabled(rule) && rule != unused)
+                })
+                .map(|(name, _)| name.as_str())
+                .collect();
+            if !names.is_empty() {
+                silenced_nothing.push(rules::unused_allow(
+                    directive.span.clone(),
+                    &names,
+                    names.len() == directive.names.len(),
+                    directive.whole_file,
+                ));
+            }
+        }
+        kept.extend(
+            silenced_nothing
+                .into_iter()
+                .filter(|finding| !self.allows(unused.name, finding.span.start, lines)),
+        );
+        kept
     }
 }
 
@@ -192,7 +270,7 @@ mod tests {
             "let c = 3;\n",
             "/// Prose mentioning `// placement: allow(stray_set_device)` is no directive.\n",
         );
-        let found = Suppressions::parse(text);
+        let mut found = Suppressions::parse(text);
         let lines = LineIndex::new(text);
         let at = |line: usize| lines.line_start(line);
         assert!(found.allows("parse_error", at(4), &lines));
@@ -220,7 +298,7 @@ mod tests {
             "# placement: ",
             "allow-file(device_mismatch)\n",
         );
-        let found = Suppressions::parse_python(text);
+        let mut found = Suppressions::parse_python(text);
         let lines = LineIndex::new(text);
         let at = |line: usize| lines.line_start(line);
         assert!(found.allows("implicit_device", at(0), &lines));
@@ -246,7 +324,7 @@ mod tests {
             "let r = r#\"\"# ; /* // */ let d = 1; // placement: ",
             "allow(stray_set_device)\n",
         );
-        let found = Suppressions::parse(text);
+        let mut found = Suppressions::parse(text);
         let lines = LineIndex::new(text);
         assert!(found.allows("hardcoded_device", lines.line_start(0), &lines));
         assert!(!found.allows("implicit_device", lines.line_start(1), &lines));

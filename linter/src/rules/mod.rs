@@ -11,6 +11,7 @@ mod parse_error;
 mod silent_cpu_fallback;
 mod stray_set_device;
 mod transfer_in_loop;
+mod unused_allow;
 
 use crate::analysis::Event;
 use crate::diagnostic::{Finding, Rule};
@@ -69,6 +70,7 @@ registry! {
     silent_cpu_fallback::SILENT_CPU_FALLBACK,
     stray_set_device::STRAY_SET_DEVICE,
     transfer_in_loop::TRANSFER_IN_LOOP,
+    unused_allow::UNUSED_ALLOW,
 }
 
 pub fn find(name: &str) -> Option<&'static Rule> {
@@ -102,6 +104,7 @@ pub fn check_event<'e>(
 }
 
 pub use parse_error::{finding as parse_error, unlinted};
+pub use unused_allow::finding as unused_allow;
 
 /// The places a held device goes (a name or attribute bound to it, then used where a device
 /// goes), as a finding's related places.
