@@ -250,6 +250,15 @@ fn symbolic_links_are_linted_as_cargo_builds_them() {
         stderr(&output)
     );
     assert!(stderr(&output).contains("symbolic link to its own ancestor"));
+    // Reported under the name the walk reached first, and said.
+    assert!(
+        stderr(&output).contains(
+            "note: src/pick.rs is also reached as src/zz_alias.rs (a symbolic link): it is linted \
+             once, under the name the walk reached first"
+        ),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

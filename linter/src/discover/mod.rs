@@ -438,7 +438,7 @@ pub fn start<'o>(paths: &[PathBuf], options: &'o Options) -> Result<Started<'o>,
     // Walk each path with the excludes of its workspace; a path the configuration excludes is
     // still linted when asked for by name, as ruff does.
     // The Rust walk and the Python walk (which reads ignore files) run side by side.
-    let (mut seen, mut seen_python) = (HashSet::new(), HashSet::new());
+    let (mut seen, mut seen_python) = (walk::Seen::default(), walk::Seen::default());
     let mut files = Vec::new();
     let mut python = Vec::new();
     let mut manifests = Vec::new();
@@ -512,6 +512,7 @@ pub fn start<'o>(paths: &[PathBuf], options: &'o Options) -> Result<Started<'o>,
         files,
         python,
         manifests,
+        seen: [seen, seen_python],
     })
 }
 
@@ -525,6 +526,8 @@ pub struct Started<'o> {
     files: Vec<(PathBuf, usize)>,
     python: Vec<(PathBuf, usize)>,
     manifests: Vec<PathBuf>,
+    /// What the Rust and the Python walks took, under which names.
+    seen: [walk::Seen; 2],
 }
 
 impl std::fmt::Debug for Started<'_> {
@@ -560,6 +563,7 @@ impl Started<'_> {
             files,
             python,
             manifests,
+            seen,
         } = self;
         let options = discovery.options;
         let mut session = Session {
@@ -590,6 +594,10 @@ impl Started<'_> {
             }
         }
         session.notes = discovery.notes;
+        let notes: Vec<String> = (seen.iter())
+            .filter_map(|seen| seen.note(|path| session.relative(path)))
+            .collect();
+        session.notes.extend(notes);
         session.assign(files);
         session.assign_python(python);
         Ok(session)

@@ -4,7 +4,8 @@
 //! (`target/`), hidden folders and configured excludes are skipped, and the reason a file was
 //! skipped can be told when nothing is left.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
 use walkdir::{DirEntry, WalkDir};
@@ -69,6 +70,51 @@ pub(crate) enum FileId {
     Path(PathBuf),
 }
 
+/// The files the walks of a run took, by identity, each with the name it was taken under (the
+/// first the walks reached), and the other names it was reached by.
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    taken: HashMap<FileId, PathBuf>,
+    /// (a second name, the name taken).
+    aliases: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Seen {
+    /// Whether `path` is a file not taken yet, taking it; a file taken under another name is
+    /// remembered as reached again.
+    fn take(&mut self, path: &Path) -> bool {
+        match self.taken.entry(file_id(path)) {
+            Entry::Vacant(vacant) => {
+                vacant.insert(path.to_owned());
+                true
+            }
+            Entry::Occupied(taken) => {
+                if taken.get() != path {
+                    self.aliases.push((path.to_owned(), taken.get().clone()));
+                }
+                false
+            }
+        }
+    }
+
+    /// A line for stderr on the files reached under a second name (symbolic links), if any,
+    /// with paths shown by `name`.
+    pub(crate) fn note(&self, name: impl Fn(&Path) -> String) -> Option<String> {
+        let (alias, first) = self.aliases.first()?;
+        let more = match self.aliases.len() - 1 {
+            0 => String::new(),
+            1 => "; so was 1 other file".to_owned(),
+            n => format!("; so were {n} other files"),
+        };
+        Some(format!(
+            "{} is also reached as {} (a symbolic link): it is linted once, under the name the \
+             walk reached first{more}",
+            name(first),
+            name(alias)
+        ))
+    }
+}
+
 fn file_id(path: &Path) -> FileId {
     #[cfg(unix)]
     if let Ok(meta) = std::fs::metadata(path) {
@@ -81,11 +127,7 @@ fn file_id(path: &Path) -> FileId {
 /// The `.rs` files and manifests under `root` (a folder or a file) that `excluded` (given
 /// absolute paths) lets through. `seen` holds the files already taken by earlier walks of the
 /// run, so that a file reached twice is linted once.
-pub(crate) fn walk(
-    root: &Path,
-    excluded: &dyn Fn(&Path) -> bool,
-    seen: &mut HashSet<FileId>,
-) -> Walked {
+pub(crate) fn walk(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut Seen) -> Walked {
     let mut walked = Walked::default();
     let entries = WalkDir::new(root)
         .follow_links(true)
@@ -101,7 +143,7 @@ pub(crate) fn walk(
                 if let Some(path) = err.path().filter(|path| is_source(path, "rs"))
                     && err.loop_ancestor().is_none()
                 {
-                    if seen.insert(file_id(path)) {
+                    if seen.take(path) {
                         walked.files.push(path.to_owned());
                     }
                     continue;
@@ -137,7 +179,7 @@ pub(crate) fn walk(
             continue;
         };
         // Two links to one file, or a file given twice: the first name found wins.
-        if seen.insert(file_id(entry.path())) {
+        if seen.take(entry.path()) {
             kind.push(entry.into_path());
         }
     }
@@ -163,11 +205,7 @@ fn is_python_output(entry: &ignore::DirEntry) -> bool {
 /// `.gitignore` and `.ignore` files exclude (in a git repository or not), hidden folders,
 /// virtual environments, installed packages and build outputs are skipped, and so is what
 /// `excluded` names. A file given by name is taken whatever the ignore files say.
-pub(crate) fn python(
-    root: &Path,
-    excluded: &dyn Fn(&Path) -> bool,
-    seen: &mut HashSet<FileId>,
-) -> Walked {
+pub(crate) fn python(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut Seen) -> Walked {
     let mut walked = Walked::default();
     let entries = ignore::WalkBuilder::new(root)
         .follow_links(true)
@@ -182,7 +220,7 @@ pub(crate) fn python(
             Err(err) => {
                 match unreadable(&err) {
                     Some(path) if is_source(path, "py") => {
-                        if seen.insert(file_id(path)) {
+                        if seen.take(path) {
                             walked.files.push(path.to_owned());
                         }
                         continue;
@@ -203,7 +241,7 @@ pub(crate) fn python(
                 .take_while(|dir| dir.starts_with(root) && *dir != root)
                 .any(excluded)
         };
-        if is_python && !excluded() && seen.insert(file_id(path)) {
+        if is_python && !excluded() && seen.take(path) {
             walked.files.push(entry.into_path());
         }
     }
@@ -282,7 +320,7 @@ mod tests {
         std::fs::write(root.join("crate/Cargo.toml"), "").unwrap();
         std::fs::write(root.join("crate/target/debug/out.rs"), "").unwrap();
 
-        let mut seen = HashSet::new();
+        let mut seen = Seen::default();
         let walked = walk(&root.join("crate"), &|_| false, &mut seen);
         let names: Vec<_> = walked
             .files
@@ -314,7 +352,7 @@ mod tests {
         let counts = skipped(&root.join("a"), &excluded);
         assert_eq!(counts, [(Skip::Hidden, 1), (Skip::Excluded, 2)]);
         assert!(
-            walk(&root.join("a"), &excluded, &mut HashSet::new())
+            walk(&root.join("a"), &excluded, &mut Seen::default())
                 .files
                 .is_empty()
         );
@@ -336,7 +374,7 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();
         }
-        let walked = python(root, &|_| false, &mut HashSet::new());
+        let walked = python(root, &|_| false, &mut Seen::default());
         let mut found: Vec<String> = walked
             .files
             .iter()
