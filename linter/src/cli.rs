@@ -1,7 +1,8 @@
 //! The command line, shared by the two binaries: `cargo-placement` (run by cargo as `cargo
 //! placement`) and `placement` (the same linter under the name Python users install with pip).
 
-use std::io::{IsTerminal, Write};
+use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -321,21 +322,6 @@ fn levels_only(args: &[std::ffi::OsString]) -> bool {
         && !expects_value
 }
 
-/// Writes the report; a reader that went away (`| head`) ends the run quietly, as with other
-/// command-line tools.
-fn emit(out: &str, output: Option<&std::path::Path>) -> Result<(), String> {
-    match output {
-        Some(file) => crate::source::replace_whole(file, out.as_bytes())
-            .map_err(|err| format!("cannot write the report to {}: {err}", file.display())),
-        None => match std::io::stdout().lock().write_all(out.as_bytes()) {
-            Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(format!("cannot write the report: {err}"))
-            }
-            _ => Ok(()),
-        },
-    }
-}
-
 /// Runs the linter as `cargo placement` (`subcommand`, run by cargo) or as `placement`.
 pub fn main(subcommand: bool) -> ExitCode {
     // The binary's own name, in `--version`, help and SARIF's tool.
@@ -399,12 +385,13 @@ pub fn main(subcommand: bool) -> ExitCode {
     if project.session.files.is_empty() {
         return fail(project.session.why_empty());
     }
-    let mut out = String::new();
+    // What `--with-check`'s `cargo check` printed, put before the findings.
+    let mut checked = String::new();
     let mut check_ok = true;
     if let Some(command) = cli.with_check {
         match run_check(command, &project.session.root) {
             Ok((lines, ok)) => {
-                out.push_str(&lines);
+                checked = lines;
                 check_ok = ok;
             }
             Err(err) => return fail(err),
@@ -438,26 +425,8 @@ pub fn main(subcommand: bool) -> ExitCode {
             eprintln!("note: {program}");
         }
     }
-    match cli.message_format {
-        MessageFormat::Human => report::human::write(&outcome, style, &mut out),
-        MessageFormat::Json => report::json::write(&outcome, false, &mut out),
-        MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut out),
-        MessageFormat::Short => report::short::write(&outcome, &mut out),
-        MessageFormat::Github => report::github::write(&outcome, &mut out),
-        MessageFormat::Sarif => report::sarif::write(&outcome, tool, &mut out),
-    }
     let mut code = outcome.exit_code();
-    if json {
-        out.push_str(&report::json::finished(check_ok && code == 0));
-    }
-    if cli.statistics {
-        let counts = statistics(&outcome);
-        if !cli.message_format.is_machine() && cli.output.is_none() {
-            out.push_str(&counts);
-        } else {
-            eprint!("{counts}");
-        }
-    }
+    let success = check_ok && code == 0;
     // Recording a baseline is how a codebase adopts the linter: it succeeds whatever it
     // recorded, and says what that was.
     if let Some(file) = &cli.write_baseline {
@@ -476,7 +445,41 @@ pub fn main(subcommand: bool) -> ExitCode {
             Err(err) => return fail(err),
         }
     }
-    if let Err(err) = emit(&out, cli.output.as_deref()) {
+    let statistics = cli.statistics.then(|| statistics(&outcome));
+    let mut sink = match &cli.output {
+        Some(file) => match report::sink::Sink::file(file) {
+            Ok(sink) => sink,
+            Err(err) => return fail(err),
+        },
+        None => report::sink::Sink::stdout(),
+    };
+    // Each message is written as it is rendered; a write that fails stops the report, and
+    // `finish` says why (the file named by `--output` is then left as it was).
+    let _ = (|| -> std::fmt::Result {
+        sink.write_str(&checked)?;
+        match cli.message_format {
+            MessageFormat::Human => report::human::write(&outcome, style, &mut sink)?,
+            MessageFormat::Json => report::json::write(&outcome, false, &mut sink)?,
+            MessageFormat::JsonRenderedAnsi => report::json::write(&outcome, true, &mut sink)?,
+            MessageFormat::Short => report::short::write(&outcome, &mut sink)?,
+            MessageFormat::Github => report::github::write(&outcome, &mut sink)?,
+            MessageFormat::Sarif => report::sarif::write(&outcome, tool, &mut sink)?,
+        }
+        if json {
+            sink.write_str(&report::json::finished(success))?;
+        }
+        match &statistics {
+            Some(counts) if !cli.message_format.is_machine() && cli.output.is_none() => {
+                sink.write_str(counts)
+            }
+            Some(counts) => {
+                eprint!("{counts}");
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    })();
+    if let Err(err) = sink.finish() {
         return fail(err);
     }
     ExitCode::from(code)

@@ -154,12 +154,22 @@ pub fn path_name(path: &std::path::Path) -> String {
 /// written leaves what was at `path` as it was.
 pub fn replace_whole(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
+    let mut file = temporary_beside(path)?;
+    file.write_all(contents)?;
+    put_in_place(file, path)
+}
+
+/// A temporary file in the folder of `path`, to be put in its place by [`put_in_place`].
+pub fn temporary_beside(path: &std::path::Path) -> std::io::Result<tempfile::NamedTempFile> {
     let folder = match path.parent() {
         Some(folder) if !folder.as_os_str().is_empty() => folder,
         _ => std::path::Path::new("."),
     };
-    let mut file = tempfile::NamedTempFile::new_in(folder)?;
-    file.write_all(contents)?;
+    tempfile::NamedTempFile::new_in(folder)
+}
+
+/// Puts a complete temporary file at `path`, replacing what was there in one rename.
+pub fn put_in_place(file: tempfile::NamedTempFile, path: &std::path::Path) -> std::io::Result<()> {
     file.as_file().sync_all()?;
     file.persist(path).map_err(|err| err.error)?;
     Ok(())

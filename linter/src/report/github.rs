@@ -1,6 +1,8 @@
 //! GitHub Actions workflow commands, so that findings appear on the pull request's diff:
 //! `::warning file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`.
 
+use std::fmt;
+
 use super::rustc_level;
 use crate::project::Outcome;
 
@@ -16,7 +18,7 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(outcome: &Outcome, out: &mut String) {
+pub fn write(outcome: &Outcome, out: &mut dyn fmt::Write) -> fmt::Result {
     let prefix = outcome.session.repository_prefix();
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
@@ -32,19 +34,22 @@ pub fn write(outcome: &Outcome, out: &mut String) {
                 String::new()
             };
             let message = escape_data(&format!("{}\nhelp: {}", finding.message, finding.help));
-            out.push_str(&format!(
-                "::{} file={path},line={line}{columns},endLine={end_line},title={title}::{message}\n",
+            writeln!(
+                out,
+                "::{} file={path},line={line}{columns},endLine={end_line},title={title}::{message}",
                 rustc_level(diagnostic.level)
-            ));
+            )?;
         }
     }
     for error in &outcome.internal_errors {
         let path = escape_property(&format!("{prefix}{}", error.unit.relative));
-        out.push_str(&format!(
-            "::error file={path},title=placement%3A%3Ainternal_error::{}\n",
+        writeln!(
+            out,
+            "::error file={path},title=placement%3A%3Ainternal_error::{}",
             escape_data(&error.describe())
-        ));
+        )?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

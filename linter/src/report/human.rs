@@ -1,7 +1,7 @@
 //! Findings rendered with miette, rustc-like: the rule, `file:line:col`, a label on the exact
 //! tokens and a help line.
 
-use std::fmt::Write as _;
+use std::fmt;
 
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, MietteError,
@@ -244,11 +244,10 @@ pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> Strin
 }
 
 /// Every diagnostic of the outcome, the files a bug of ours stopped, then a summary line.
-pub fn write(outcome: &Outcome, style: Style, out: &mut String) {
+pub fn write(outcome: &Outcome, style: Style, out: &mut dyn fmt::Write) -> fmt::Result {
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
-            out.push_str(&render(file, diagnostic, style));
-            out.push('\n');
+            writeln!(out, "{}", render(file, diagnostic, style))?;
         }
     }
     for error in &outcome.internal_errors {
@@ -257,10 +256,12 @@ pub fn write(outcome: &Outcome, style: Style, out: &mut String) {
                 .with_code("placement::internal_error")
                 .with_severity(Severity::Error),
         );
-        let _ = style.handler().render_report(out, report.as_ref());
-        out.push('\n');
+        style
+            .handler()
+            .render_report(&mut &mut *out, report.as_ref())?;
+        writeln!(out)?;
     }
-    let _ = writeln!(out, "{}", summary(outcome));
+    writeln!(out, "{}", summary(outcome))
 }
 
 /// `found 1 error and 3 warnings in 2 of 12 files`: the findings, in how many of the files

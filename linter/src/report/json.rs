@@ -170,11 +170,10 @@ pub fn message(
 
 /// A `compiler-message` line per diagnostic, and an `error` one per file that a bug of ours
 /// stopped.
-pub fn write(outcome: &Outcome, ansi: bool, out: &mut String) {
+pub fn write(outcome: &Outcome, ansi: bool, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
-            out.push_str(&message(outcome, file, diagnostic, ansi).to_string());
-            out.push('\n');
+            writeln!(out, "{}", message(outcome, file, diagnostic, ansi))?;
         }
     }
     for error in &outcome.internal_errors {
@@ -195,9 +194,9 @@ pub fn write(outcome: &Outcome, ansi: bool, out: &mut String) {
                 "rendered": format!("error: {text}\n"),
             },
         });
-        out.push_str(&line.to_string());
-        out.push('\n');
+        writeln!(out, "{line}")?;
     }
+    Ok(())
 }
 
 /// The closing `build-finished` line.

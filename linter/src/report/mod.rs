@@ -1,10 +1,12 @@
-//! Printing findings: for people ([`human`]) and for tools ([`json`]).
+//! Printing findings: for people ([`human`]) and for tools ([`json`]), each as it is rendered
+//! into a [`sink::Sink`] (or any `fmt::Write`).
 
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
 pub mod short;
+pub mod sink;
 
 use crate::diagnostic::Level;
 

@@ -217,11 +217,11 @@ pub fn document(outcome: &Outcome, tool: &str) -> Value {
     })
 }
 
-pub fn write(outcome: &Outcome, tool: &str, out: &mut String) {
-    out.push_str(
-        &serde_json::to_string_pretty(&document(outcome, tool)).expect("SARIF serializes"),
-    );
-    out.push('\n');
+/// The SARIF document: one JSON value, built whole before it is written.
+pub fn write(outcome: &Outcome, tool: &str, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+    let document =
+        serde_json::to_string_pretty(&document(outcome, tool)).expect("SARIF serializes");
+    writeln!(out, "{document}")
 }
 
 #[cfg(test)]
