@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use cargo_placement::api::Api;
 use cargo_placement::project::python_files;
@@ -14,7 +14,7 @@ use cargo_placement::python::{ModuleFile, Project, PyContext};
 use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
 
-static API: LazyLock<Api> = LazyLock::new(|| Api::python(Default::default()).expect("tables"));
+static API: LazyLock<Arc<Api>> = LazyLock::new(|| Api::python(Default::default()).expect("tables"));
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -31,6 +31,7 @@ fuzz_target!(|data: &[u8]| {
             is_init: false,
             project: &empty,
             folder: String::new(),
+            rooted: Vec::new(),
         };
         let first = python_files::check(text, &cx);
         let summary = first.summary.clone();

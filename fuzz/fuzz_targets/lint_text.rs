@@ -4,7 +4,7 @@
 
 #![no_main]
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use cargo_placement::api::Api;
 use cargo_placement::project::lint_text;
@@ -14,7 +14,7 @@ use cargo_placement::rust::resolve::FileContext;
 use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
 
-static API: LazyLock<Api> = LazyLock::new(|| Api::new(Default::default()).expect("tables"));
+static API: LazyLock<Arc<Api>> = LazyLock::new(|| Api::new(Default::default()).expect("tables"));
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
