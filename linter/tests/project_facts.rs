@@ -535,3 +535,62 @@ fn fallbacks_around_a_project_chooser_are_fallbacks() {
         ]
     );
 }
+
+/// A project type made from an opened GPU alone (`Self::try_new(dev)`, `Self::new(Arc::new(gpu))`)
+/// is that GPU in another form: the functions that return it choose for their callers, through
+/// locals and the arms of a `match`, and so does a `Default` impl that returns one. A type made
+/// from the device and other things (a model) is no device: its maker's callers choose nothing;
+/// and a function that takes its caller's device preference calls a chooser where asked to.
+#[test]
+fn a_type_made_from_an_opened_gpu_alone_is_a_device_its_makers_choose() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"dev\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\ncudarc = \"0.19\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "use std::sync::Arc;\n\nuse cudarc::driver::CudaDevice;\n\n\
+                 pub struct Gpu {\n    dev: Arc<CudaDevice>,\n}\n\n\
+                 impl Gpu {\n    pub fn try_default() -> Result<Gpu, String> {\n        \
+                 let dev = CudaDevice::new(0);\n        match dev {\n            \
+                 Ok(dev) => Self::try_new(dev),\n            _ => Err(\"no GPU\".into()),\n        \
+                 }\n    }\n\n    \
+                 fn try_new(dev: Arc<CudaDevice>) -> Result<Gpu, String> {\n        \
+                 Ok(Gpu { dev })\n    }\n}\n\n\
+                 pub struct Device {\n    gpu: Arc<Gpu>,\n}\n\n\
+                 impl Device {\n    pub fn cuda() -> Result<Self, String> {\n        \
+                 match Gpu::try_default() {\n            \
+                 Ok(gpu) => Ok(Self::new(Arc::new(gpu))),\n            \
+                 Err(error) => Err(error),\n        }\n    }\n\n    \
+                 fn new(gpu: Arc<Gpu>) -> Self {\n        Device { gpu }\n    }\n}\n\n\
+                 pub struct Model {\n    device: Device,\n    layers: usize,\n}\n\n\
+                 impl Model {\n    pub fn load(layers: usize) -> Result<Model, String> {\n        \
+                 let device = Device::cuda()?;\n        Ok(Model { device, layers })\n    }\n}\n\n\
+                 pub fn serve() -> Result<usize, String> {\n    \
+                 let model = Model::load(2)?;\n    Ok(model.layers)\n}\n\n\
+                 pub enum DevicePreference {\n    Auto,\n    Cpu,\n}\n\n\
+                 pub fn resolve(preference: DevicePreference) -> Result<Device, String> {\n    \
+                 match preference {\n        DevicePreference::Auto => Device::cuda(),\n        \
+                 DevicePreference::Cpu => Err(\"no CPU device here\".into()),\n    }\n}\n",
+            ),
+        ],
+    );
+    let found: Vec<String> = lint(&dir, &[])
+        .lines()
+        .filter(|line| line.contains("warning["))
+        .map(|line| format!("{}]", line.split(']').next().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "src/lib.rs:11:35: warning[hardcoded_device]",
+            "src/lib.rs:29:15: warning[implicit_device]",
+            "src/lib.rs:47:22: warning[implicit_device]",
+        ]
+    );
+}

@@ -376,6 +376,7 @@ impl<'a> Checker<'_, 'a> {
         self.analyses.on_scrutinee(&expr.expr);
         self.visit_expr(&expr.expr);
         let scrutinee = self.sem.infer(&expr.expr);
+        let dispatched = self.analyses.enter_match(&expr.expr);
         for arm in &expr.arms {
             self.sem.scopes.push(ScopeKind::Block, None);
             self.sem.bind_pattern(&arm.pat, scrutinee.clone());
@@ -387,6 +388,7 @@ impl<'a> Checker<'_, 'a> {
             self.analyses.after_arm(outer);
             self.sem.scopes.pop();
         }
+        self.analyses.leave_match(dispatched);
     }
 
     /// A method call: a known method's use, or the analyses' look at any other.
@@ -770,6 +772,12 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        // A local variable shadows the item of its name (`let device = ...` in `fn device`).
+        if let Some(name) = path.path.get_ident()
+            && self.sem.scopes.var(&name.to_string()).is_some()
+        {
+            return;
+        }
         let Some((canonical, entry)) = self.sem.known_path(&path.path) else {
             return;
         };

@@ -40,6 +40,11 @@ pub(in crate::rust::resolve) struct State {
     /// or named for a device or a GPU's index, not as an `Option`): a device it builds from it
     /// is the caller's choice (`fn device_from_name(device: &str)`).
     pub(super) takes_device: bool,
+    /// The names of those parameters.
+    device_params: Vec<String>,
+    /// Inside the arms of a `match` on one of them (`match preference { Auto =>
+    /// Self::auto(), .. }`): a chooser called there makes the choice its caller asked for.
+    pub(super) dispatching: usize,
 }
 
 /// A function that may open the GPU its caller names.
@@ -60,19 +65,28 @@ impl State {
             Some((chooser, false)) => (None, Some(chooser)),
             None => (None, None),
         };
+        let device = device_type(sem);
+        let takes = |input: &&syn::FnArg| match input {
+            syn::FnArg::Typed(typed) => !is_option(&typed.ty) && takes_device(typed, &device),
+            syn::FnArg::Receiver(_) => false,
+        };
+        let inputs = info.sig.into_iter().flat_map(|sig| &sig.inputs);
         State {
             chooser,
             returning,
             returned: Vec::new(),
             opener: opener(sem, info),
-            takes_device: info.sig.is_some_and(|sig| {
-                sig.inputs.iter().any(|input| match input {
-                    syn::FnArg::Typed(typed) => {
-                        !is_option(&typed.ty) && takes_device(typed, &device_type(sem))
-                    }
-                    syn::FnArg::Receiver(_) => false,
+            takes_device: inputs.clone().any(|input| takes(&input)),
+            device_params: (inputs.filter(takes))
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(typed) => match &*typed.pat {
+                        syn::Pat::Ident(name) => Some(name.ident.to_string()),
+                        _ => None,
+                    },
+                    syn::FnArg::Receiver(_) => None,
                 })
-            }),
+                .collect(),
+            dispatching: 0,
         }
     }
 
@@ -82,57 +96,153 @@ impl State {
         if self.returning.is_none() {
             return;
         }
-        struct Returns<'s>(&'s mut Vec<Range<usize>>);
-        impl<'ast> Visit<'ast> for Returns<'_> {
-            fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
-                if let Some(value) = &ret.expr {
-                    returned_calls(value, self.0);
-                }
-            }
-            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-            fn visit_item(&mut self, _: &'ast syn::Item) {}
-        }
-        Returns(&mut self.returned).visit_block(block);
+        let mut returns = Returns::default();
+        returns.visit_block(block);
         if let Some(syn::Stmt::Expr(value, None)) = block.stmts.last() {
-            returned_calls(value, &mut self.returned);
+            returns.values.push(value);
+        }
+        let mut made = Made {
+            locals: &returns.locals,
+            followed: Vec::new(),
+            out: &mut self.returned,
+        };
+        for value in &returns.values {
+            made.calls(value);
         }
     }
 }
 
-/// The callee spans of the calls whose value `value` is, as it was made: through `?`, `.ok()`,
-/// `.unwrap()`, `.expect(..)`, `Ok(..)`, `Some(..)`, `Arc::new(..)` and blocks.
-fn returned_calls(value: &Expr, out: &mut Vec<Range<usize>>) {
-    match value {
-        Expr::Call(call) => match &*call.func {
-            Expr::Path(func) if call.args.len() == 1 && wraps(&func.path) => {
-                returned_calls(&call.args[0], out);
-            }
-            func => out.push(range(func.span())),
-        },
-        Expr::MethodCall(call)
-            if [
-                "ok",
-                "unwrap",
-                "expect",
-                "context",
-                "with_context",
-                "map_err",
-            ]
-            .iter()
-            .any(|name| call.method == name) =>
-        {
-            returned_calls(&call.receiver, out);
-        }
-        Expr::MethodCall(call) => out.push(range(call.method.span())),
-        Expr::Try(inner) => returned_calls(&inner.expr, out),
-        Expr::Paren(inner) => returned_calls(&inner.expr, out),
-        Expr::Group(inner) => returned_calls(&inner.expr, out),
-        Expr::Block(block) => {
-            if let Some(syn::Stmt::Expr(value, None)) = block.block.stmts.last() {
-                returned_calls(value, out);
+/// What a function's body returns (`return` values) and what its local names are bound to: a
+/// `let`'s value, and the value a `match` or `if let` takes apart for the names its patterns
+/// bind. Not looking into closures and nested items.
+#[derive(Default)]
+struct Returns<'ast> {
+    values: Vec<&'ast Expr>,
+    locals: Vec<(String, &'ast Expr)>,
+}
+
+impl<'ast> Returns<'ast> {
+    fn bind(&mut self, pat: &'ast syn::Pat, value: &'ast Expr) {
+        struct Names<'n>(&'n mut Vec<String>);
+        impl<'ast> Visit<'ast> for Names<'_> {
+            fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+                self.0.push(pat.ident.to_string());
+                syn::visit::visit_pat_ident(self, pat);
             }
         }
-        _ => {}
+        let mut names = Vec::new();
+        Names(&mut names).visit_pat(pat);
+        self.locals
+            .extend(names.into_iter().map(|name| (name, value)));
+    }
+}
+
+impl<'ast> Visit<'ast> for Returns<'ast> {
+    fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+        if let Some(value) = &ret.expr {
+            self.values.push(value);
+        }
+        syn::visit::visit_expr_return(self, ret);
+    }
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init {
+            self.bind(&local.pat, &init.expr);
+        }
+        syn::visit::visit_local(self, local);
+    }
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        for arm in &m.arms {
+            self.bind(&arm.pat, &m.expr);
+        }
+        syn::visit::visit_expr_match(self, m);
+    }
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.bind(&l.pat, &l.expr);
+        syn::visit::visit_expr_let(self, l);
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The calls whose values a returned value is, as they were made.
+struct Made<'a, 'ast> {
+    locals: &'a [(String, &'ast Expr)],
+    /// The local names already followed.
+    followed: Vec<&'a str>,
+    out: &'a mut Vec<Range<usize>>,
+}
+
+impl<'a, 'ast> Made<'a, 'ast> {
+    /// The callee spans of the calls whose value `value` is, as it was made: through `?`,
+    /// `.ok()`, `.unwrap()`, `.expect(..)`, `Ok(..)`, `Some(..)`, `Arc::new(..)`, blocks, the
+    /// arms of a `match` and the branches of an `if`, a local name's value, and a value made
+    /// from one value alone (`Self::try_new(dev)`: a wrapper of the device, not a model that
+    /// holds one among other things).
+    fn calls(&mut self, value: &'ast Expr) {
+        match value {
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(func) if call.args.len() == 1 && wraps(&func.path) => {
+                    self.calls(&call.args[0]);
+                }
+                func => {
+                    self.out.push(range(func.span()));
+                    if call.args.len() == 1 {
+                        self.calls(&call.args[0]);
+                    }
+                }
+            },
+            Expr::MethodCall(call)
+                if [
+                    "ok",
+                    "unwrap",
+                    "expect",
+                    "context",
+                    "with_context",
+                    "map_err",
+                ]
+                .iter()
+                .any(|name| call.method == name) =>
+            {
+                self.calls(&call.receiver);
+            }
+            Expr::MethodCall(call) => self.out.push(range(call.method.span())),
+            Expr::Try(inner) => self.calls(&inner.expr),
+            Expr::Paren(inner) => self.calls(&inner.expr),
+            Expr::Group(inner) => self.calls(&inner.expr),
+            Expr::Reference(inner) => self.calls(&inner.expr),
+            Expr::Block(block) => self.tail(&block.block),
+            Expr::Match(m) => {
+                for arm in &m.arms {
+                    self.calls(&arm.body);
+                }
+            }
+            Expr::If(branch) => {
+                self.tail(&branch.then_branch);
+                if let Some((_, other)) = &branch.else_branch {
+                    self.calls(other);
+                }
+            }
+            Expr::Path(path) if path.qself.is_none() => {
+                let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+                    return;
+                };
+                if self.followed.contains(&name.as_str()) {
+                    return;
+                }
+                let locals = self.locals;
+                for (local, value) in locals.iter().filter(|(local, _)| *local == name) {
+                    self.followed.push(local);
+                    self.calls(value);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn tail(&mut self, block: &'ast syn::Block) {
+        if let Some(syn::Stmt::Expr(value, None)) = block.stmts.last() {
+            self.calls(value);
+        }
     }
 }
 
@@ -357,6 +467,23 @@ fn is_integer(name: &str) -> bool {
 fn says_ordinal(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     name.contains("gpu") || name.contains("ordinal")
+}
+
+/// Whether `scrutinee` reads a parameter that takes the caller's device: a `match` on it
+/// chooses in each arm what the caller asked for.
+pub(super) fn reads_device_param(state: &State, scrutinee: &Expr) -> bool {
+    struct Reads<'s>(&'s [String], bool);
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            if let Some(name) = path.get_ident() {
+                self.1 |= self.0.iter().any(|param| name == param);
+            }
+            syn::visit::visit_path(self, path);
+        }
+    }
+    let mut reads = Reads(&state.device_params, false);
+    reads.visit_expr(scrutinee);
+    reads.1
 }
 
 /// Names the chooser a use chooses a device in: a literal ordinal anywhere but an entry point,

@@ -109,6 +109,11 @@ impl Analyses {
         if restoring {
             return;
         }
+        // A `match` on the caller's device (`match preference { Auto => Self::auto(), .. }`)
+        // calls a chooser where its caller asked for that choice.
+        if use_.entry.chooser && state.choosers.dispatching > 0 {
+            return;
+        }
         let place = choosers::Place {
             in_entry: state.entry.chooses(&use_.entry.role),
             in_program: self.file.in_program,
@@ -325,6 +330,19 @@ impl Analyses {
     /// A macro call, before its body (if it is code) is walked.
     pub(super) fn on_macro(&mut self, mac: &syn::Macro) {
         fallback::on_macro(&mut self.function.fallback, mac);
+    }
+
+    /// A `match` on `scrutinee`, before its arms are walked; returns whether it dispatches on
+    /// the caller's device ([`Analyses::leave_match`] undoes it).
+    pub(super) fn enter_match(&mut self, scrutinee: &Expr) -> bool {
+        let choosers = &mut self.function.choosers;
+        let dispatches = choosers::reads_device_param(choosers, scrutinee);
+        choosers.dispatching += usize::from(dispatches);
+        dispatches
+    }
+
+    pub(super) fn leave_match(&mut self, dispatched: bool) {
+        self.function.choosers.dispatching -= usize::from(dispatched);
     }
 
     /// A match arm, before its body is walked; returns what to restore after it.
