@@ -335,7 +335,12 @@ fn only_the_name_cargo_inserts_is_dropped() {
         .env_remove("CARGO")
         .output()
         .unwrap();
-    assert_eq!(places(&output), ["gpu.rs:1:67"], "{}", stderr(&output));
+    assert_eq!(
+        places(&output),
+        ["placement/gpu.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
     // Run by cargo (which sets `$CARGO`): `cargo placement placement` lints it too.
     let output = command()
         .args(["placement", "placement", "--message-format", "short"])
@@ -343,7 +348,12 @@ fn only_the_name_cargo_inserts_is_dropped() {
         .env("CARGO", "cargo")
         .output()
         .unwrap();
-    assert_eq!(places(&output), ["gpu.rs:1:67"], "{}", stderr(&output));
+    assert_eq!(
+        places(&output),
+        ["placement/gpu.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

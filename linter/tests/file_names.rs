@@ -98,3 +98,41 @@ fn the_placement_binary_names_itself() {
         stderr(&nothing)
     );
 }
+
+#[test]
+fn files_no_project_claims_are_named_from_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("work/pkg")).unwrap();
+    std::fs::write(dir.path().join("work/pkg/x.py"), CUDA).unwrap();
+    let short = |cwd: &str, arg: &str| {
+        let output = common::command()
+            .args([arg, "--message-format", "short"])
+            .current_dir(dir.path().join(cwd))
+            .output()
+            .unwrap();
+        stdout(&output)
+    };
+    // From a folder above, a file or a folder is named as the terminal there opens it.
+    assert!(
+        short("work", "pkg/x.py").starts_with("pkg/x.py:2:19: "),
+        "{}",
+        short("work", "pkg/x.py")
+    );
+    assert!(
+        short("work", "pkg").starts_with("pkg/x.py:2:19: "),
+        "{}",
+        short("work", "pkg")
+    );
+    assert!(
+        short("work/pkg", ".").starts_with("x.py:2:19: "),
+        "{}",
+        short("work/pkg", ".")
+    );
+    // A project's configuration makes its folder the root, wherever the run starts.
+    std::fs::write(dir.path().join("work/pkg/placement.toml"), "").unwrap();
+    assert!(
+        short("work", "pkg").starts_with("x.py:2:19: "),
+        "{}",
+        short("work", "pkg")
+    );
+}

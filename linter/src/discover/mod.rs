@@ -20,16 +20,17 @@
 mod cargo;
 mod manifest;
 mod python_files;
+mod target;
 mod walk;
 
 pub(crate) use manifest::normalize;
+pub use target::{Target, TargetKind};
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
 use globset::GlobSet;
-use serde::Serialize;
 
 use crate::config;
 use crate::config::{CliLevels, Config, ConfigFile};
@@ -38,88 +39,6 @@ use crate::source::FileRole;
 use crate::source::Language;
 
 use walk::Skip;
-
-/// What a target is, for placement: which code in it may choose devices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetKind {
-    Lib,
-    ProcMacro,
-    Bin,
-    Example,
-    Test,
-    Bench,
-    CustomBuild,
-}
-
-impl TargetKind {
-    /// The kind of a target that cargo describes by its kinds (`["cdylib", "rlib"]`).
-    fn from_cargo(kinds: &[String]) -> TargetKind {
-        let has = |name: &str| kinds.iter().any(|kind| kind == name);
-        if has("custom-build") {
-            TargetKind::CustomBuild
-        } else if has("test") {
-            TargetKind::Test
-        } else if has("bench") {
-            TargetKind::Bench
-        } else if has("example") {
-            TargetKind::Example
-        } else if has("bin") {
-            TargetKind::Bin
-        } else if has("proc-macro") {
-            TargetKind::ProcMacro
-        } else {
-            TargetKind::Lib
-        }
-    }
-
-    fn cargo_name(self) -> &'static str {
-        match self {
-            TargetKind::Lib => "lib",
-            TargetKind::ProcMacro => "proc-macro",
-            TargetKind::Bin => "bin",
-            TargetKind::Example => "example",
-            TargetKind::Test => "test",
-            TargetKind::Bench => "bench",
-            TargetKind::CustomBuild => "custom-build",
-        }
-    }
-}
-
-/// A target of a package, serialized as cargo does in its JSON messages.
-#[derive(Clone, Debug, Serialize)]
-pub struct Target {
-    pub name: String,
-    #[serde(skip)]
-    pub kind: TargetKind,
-    #[serde(rename = "kind")]
-    pub cargo_kinds: Vec<String>,
-    pub crate_types: Vec<String>,
-    pub src_path: PathBuf,
-    pub edition: String,
-}
-
-impl Target {
-    pub(crate) fn new(
-        name: String,
-        kind: TargetKind,
-        src_path: PathBuf,
-        edition: String,
-    ) -> Target {
-        let crate_type = match kind {
-            TargetKind::Lib => "lib",
-            TargetKind::ProcMacro => "proc-macro",
-            _ => "bin",
-        };
-        Target {
-            name,
-            kind,
-            cargo_kinds: vec![kind.cargo_name().to_owned()],
-            crate_types: vec![crate_type.to_owned()],
-            src_path,
-            edition,
-        }
-    }
-}
 
 /// The names a package's code knows its dependencies by, from its manifest.
 #[derive(Clone, Debug, Default)]
@@ -604,8 +523,23 @@ impl Started<'_> {
     }
 }
 
-/// The root that file names are relative to.
+/// The root that file names are relative to: the workspaces' common folder; or, for folders
+/// that no Cargo workspace or configuration claims (whose root would be a guess), the current
+/// folder when it holds them, so that a terminal or editor opens the names printed, as ruff
+/// prints them.
 fn session_root(around: &[usize], pending: &[WorkspaceFound]) -> PathBuf {
+    let root = common_root(around, pending);
+    let unclaimed = around
+        .iter()
+        .all(|&i| pending[i].manifest.is_none() && pending[i].config.is_none());
+    match std::env::current_dir().and_then(|cwd| cwd.canonicalize()) {
+        Ok(cwd) if unclaimed && !around.is_empty() && root.starts_with(&cwd) => cwd,
+        _ => root,
+    }
+}
+
+/// The common folder of the workspaces' roots.
+fn common_root(around: &[usize], pending: &[WorkspaceFound]) -> PathBuf {
     let bases: Vec<&Path> = around.iter().map(|&i| pending[i].root.as_path()).collect();
     let Some(first) = bases.first() else {
         return PathBuf::from(".");
