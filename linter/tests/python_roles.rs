@@ -202,8 +202,8 @@ fn what_the_main_guard_calls_is_library_code_where_another_module_imports_it() {
     let by_main = findings(&[
         ("src/kit/train.py", train),
         (
-            "tests/test_train.py",
-            "def test_main():\n    from kit.train import main\n",
+            "src/kit/cli.py",
+            "def run():\n    from kit.train import main\n\n    main()\n",
         ),
     ]);
     assert_eq!(
@@ -363,6 +363,58 @@ fn a_test_module_of_a_packages_api_is_library_code() {
         ("pkg/apis/test.py", helper),
     ]);
     assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_test_utilities_module_that_its_package_imports_is_library_code() {
+    // `pkg/utils/test_utils.py` is a test by pytest's name pattern; its package's `__init__.py`
+    // imports it, so every import of the package runs its top level.
+    let helper = "import torch\n\nskip_if_not_gpu = torch.cuda.is_available()\n";
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/utils/__init__.py",
+            "from .test_utils import skip_if_not_gpu\n",
+        ),
+        ("pkg/utils/test_utils.py", helper),
+    ]);
+    assert_eq!(found, ["pkg/utils/test_utils.py:3: cuda_at_import"]);
+    // Imported only by tests, it is theirs.
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/utils/__init__.py", ""),
+        ("pkg/utils/test_utils.py", helper),
+        (
+            "tests/test_model.py",
+            "from pkg.utils.test_utils import skip_if_not_gpu\n",
+        ),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_program_that_only_its_test_imports_is_still_a_program() {
+    // An example's `main`, handed to a launcher from its main guard; its test imports it to run
+    // it, which makes it no library code.
+    let example = "import torch\nfrom torch.distributed import launcher\n\n\n\
+                   def main(argv):\n    torch.cuda.set_device(0)\n\n\n\
+                   if __name__ == \"__main__\":\n    launcher.elastic_launch(entrypoint=main)([])\n";
+    let test = "from ..main import main\n\n\ndef test_main():\n    main([])\n";
+    let found = findings(&[
+        ("examples/torchrec/main.py", example),
+        ("examples/torchrec/tests/__init__.py", ""),
+        ("examples/torchrec/tests/test_example.py", test),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+    // Imported by a module that is no test, its `main` is library code.
+    let found = findings(&[
+        ("examples/torchrec/main.py", example),
+        (
+            "examples/torchrec/run_all.py",
+            "from main import main\n\n\ndef run():\n    main([])\n",
+        ),
+    ]);
+    assert_eq!(found, ["examples/torchrec/main.py:6: stray_set_device"]);
 }
 
 /// A function that `pyproject.toml` installs as a command (`[project.scripts]`, poetry's

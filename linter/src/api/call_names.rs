@@ -35,6 +35,14 @@ pub struct CallNames {
     /// Calls that report a value to a person: passing the chosen device to one looks at it.
     #[serde(default)]
     pub reporting: FxHashSet<String>,
+    /// Calls that declare a class's field and its default (`pydantic.Field(default="cuda")`,
+    /// `dataclasses.field(default=...)`), by dotted path.
+    #[serde(default)]
+    pub fields: FxHashSet<String>,
+    /// Modules whose functions compute (`torch`, `numpy`, `math`): a call resolved into one is
+    /// no report, whatever its last name (`torch.log`, `np.format_float_positional`).
+    #[serde(default)]
+    pub computing: FxHashSet<String>,
     /// Calls that ask the GPU driver something (dotted paths): made while a library module is
     /// imported, they start CUDA before the program could choose its GPUs.
     #[serde(default)]
@@ -57,6 +65,8 @@ impl CallNames {
             queries,
             data_parallel,
             reporting,
+            fields,
+            computing,
             driver_queries,
             availability_ends: _,
         } = other;
@@ -69,7 +79,15 @@ impl CallNames {
         self.queries.extend(queries);
         self.data_parallel.extend(data_parallel);
         self.reporting.extend(reporting);
+        self.fields.extend(fields);
+        self.computing.extend(computing);
         self.driver_queries.extend(driver_queries);
+    }
+
+    /// Whether the dotted `path` is in a module of [`CallNames::computing`].
+    pub fn computes(&self, path: &str) -> bool {
+        let mut ends = path.match_indices('.').map(|(end, _)| end);
+        ends.any(|end| self.computing.contains(&path[..end]))
     }
 
     /// Whether some availability check's path ends with `name`.

@@ -34,6 +34,7 @@ use crate::python::semantic::{
     last_name, package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
+use crate::source::FileRole;
 
 pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>) -> Checked<'a> {
     let base = package_of(cx);
@@ -90,6 +91,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         globs: checker.scopes[0].globs.clone(),
         program: file.runs,
         outside: file.outside,
+        test: cx.role == FileRole::EntryFile && file.program,
         imported: imported_modules(&module.body, &checker.package),
         device_params: std::mem::take(&mut checker.device_params),
         launched: std::mem::take(&mut checker.entries.launched_elsewhere),
@@ -119,6 +121,9 @@ pub(crate) struct FnState {
     /// Inside a branch that an availability check chose: the check, where it is, and where the
     /// `if` ends (a device it binds falls back if it is used after).
     pub(crate) checked_branch: Option<(String, Range<usize>, usize)>,
+    /// Whether it returns a device that an availability check chose, without a word: its later
+    /// checks (`if torch.xpu.is_available(): return "xpu"`) are one choice with the first.
+    pub(crate) returns_fallback: bool,
     /// The function's parameters and the names bound to values read from them: what it may
     /// return of its caller's.
     pub(crate) from_caller: Vec<CompactString>,
@@ -230,9 +235,17 @@ impl<'a> Checker<'a, '_> {
         // function's own code (its entry point, its class).
         let outer_entry = std::mem::replace(&mut self.function.in_entry, state.in_entry);
         let outer_method = std::mem::replace(&mut self.function.method_of, state.method_of.clone());
+        let mut defaulted_fallbacks = Vec::new();
         for parameter in def.parameters.iter_non_variadic_params() {
             // A default device built to be kept is judged where the parameter is used.
             if let Some(default) = &parameter.default {
+                // A default chosen by availability is judged by what the function does with
+                // its parameter (`if str(device) == "cpu"` looks at it).
+                if let Some((shown, span)) = self.fallback(default) {
+                    self.bound_fallbacks.insert(span.start);
+                    let name = parameter.parameter.name.to_string();
+                    defaulted_fallbacks.push((name, shown, span, range(&**default).end));
+                }
                 match self.built_device(default) {
                     true => self.visit_kept(default),
                     false => self.visit_expr(default),
@@ -248,6 +261,7 @@ impl<'a> Checker<'a, '_> {
             self.walrus,
         ));
         let outer = std::mem::replace(&mut self.function, state);
+        self.function.flow.fallbacks.extend(defaulted_fallbacks);
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {

@@ -29,6 +29,9 @@ pub struct Summary {
     pub program: bool,
     /// Whether the file is a module outside packages, which may be a program's helper.
     pub outside: bool,
+    /// Whether it is a test (pytest's conventions): the modules it imports are what it
+    /// exercises, no less a program's or a script's for that.
+    pub test: bool,
     /// Every module path it imports, wherever the import is: the project's module graph.
     pub imported: Vec<CompactString>,
     /// Its functions that take a device positionally (`def generate(model, params, device)`):
@@ -390,7 +393,7 @@ fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
     // starts).
     let mut imported_by: Vec<bool> = vec![false; files.len()];
     if !beside.is_empty() {
-        for (by, file) in files.iter().enumerate() {
+        for (by, file) in files.iter().enumerate().filter(|(_, f)| !f.summary.test) {
             let here = beside.get(file.folder.as_str());
             for path in &file.summary.imported {
                 // A module beside the file is named by the path's first segment; a rooted name
@@ -449,11 +452,13 @@ fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
 
 /// Every path a file imports and the modules above it (`import pkg.a.b` imports `pkg.a` too),
 /// as their hashes. A package's `__main__.py` is its program: what it imports to run (`from
-/// .cli import main`) still starts the program where it is defined.
+/// .cli import main`) still starts the program where it is defined; a test runs what it
+/// imports (`from ..main import main` of an example's test).
 fn imported_paths(files: &[ModuleFile]) -> FxHashSet<u64> {
     let mut paths = FxHashSet::default();
     for file in files {
-        if file.module == "__main__" || file.module.ends_with(".__main__") {
+        let main = file.module == "__main__" || file.module.ends_with(".__main__");
+        if main || file.summary.test {
             continue;
         }
         for path in &file.summary.imported {

@@ -102,8 +102,9 @@ declare_rule! {
     /// `"cuda"` (`def device(self): return "cuda"`, flagged at its return and, for a property,
     /// where `self.device` goes, and where other modules read it from a module's instance:
     /// `settings.TORCH_DEVICE` of `settings = Settings()`), and a class field whose default is
-    /// a device (`device: str = "cuda"` in a dataclass). Assigning to an API's attribute
-    /// (`torch.cuda.current_device = ...`, a monkeypatch) uses nothing.
+    /// a device (`device: str = "cuda"` in a dataclass, `Field(default="cuda")` in a pydantic
+    /// model). Assigning to an API's attribute (`torch.cuda.current_device = ...`, a
+    /// monkeypatch) uses nothing.
     ///
     /// `cpu_tensor.type_as(x)` is a current-device use too: a tensor made on the CPU (a factory
     /// without `device=`, `torch.tensor(...)`, `torch.from_numpy(...)`, `.cpu()`) given the type

@@ -41,8 +41,11 @@ declare_rule! {
     /// model.cuda()`, with no branch that says or stops) whose result the function never
     /// compares, asserts, logs, prints or reads `.type` of, nor hands to a function that does
     /// (a project function that looks at its device parameter, Lightning's `Trainer` and
-    /// `Fabric`, which report their accelerator). A library module's variable chosen so at
-    /// import is read by the modules that import it, and flagged:
+    /// `Fabric`, which report their accelerator). A parameter's default chosen so is judged by
+    /// what the function does with the parameter; a function whose branches return devices by
+    /// availability (`if torch.cuda.is_available(): return "cuda"`, then `if
+    /// torch.xpu.is_available(): ...`) is one choice, reported at its first check. A library
+    /// module's variable chosen so at import is read by the modules that import it, and flagged:
     /// ```python
     /// device = "cuda" if torch.cuda.is_available() else "cpu"
     /// model.to(device)

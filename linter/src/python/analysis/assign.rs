@@ -61,7 +61,8 @@ impl Checker<'_, '_> {
                     // maker passes none.
                     if self.class_body.is_some()
                         && says_device(&name)
-                        && let Some((choice, shown, span)) = self.device_literal(value)
+                        && let Some((choice, shown, span)) =
+                            self.device_literal(self.field_default(value).unwrap_or(value))
                     {
                         self.chosen(choice, shown, span, self.function.in_entry);
                     }
@@ -135,5 +136,20 @@ impl Checker<'_, '_> {
                 _ => {}
             }
         }
+    }
+
+    /// The default a field declaration gives (`Field(default="cuda", description=...)`,
+    /// `dataclasses.field(default="cuda")`), for a class's field.
+    fn field_default<'v>(&self, value: &'v Expr) -> Option<&'v Expr> {
+        let Expr::Call(call) = value else {
+            return None;
+        };
+        let path = self.resolve(&call.func)?;
+        self.api
+            .names
+            .fields
+            .contains(path.as_str())
+            .then_some(())?;
+        call.arguments.find_argument_value("default", 0)
     }
 }

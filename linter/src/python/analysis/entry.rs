@@ -75,12 +75,15 @@ impl FileRun {
         let by_folder =
             cx.role == FileRole::BinaryRoot && cx.module.rsplit('.').next() != Some("__main__");
         // `pkg/apis/test.py` is a test by unittest's name pattern, and as often a module of the
-        // package's API (`single_gpu_test`, `collect_results`): a test file unless another module
+        // package's API (`single_gpu_test`, `collect_results`), as `pkg/utils/test_utils.py` is
+        // (its package's `__init__.py` imports it): a test file unless a module that is no test
         // imports it. Outside a `tests` package.
         let by_name = cx.role == FileRole::EntryFile
             && cx.in_package
             && cx.module.rsplit_once('.').is_some_and(|(package, name)| {
-                matches!(name, "test" | "tests")
+                (matches!(name, "test" | "tests")
+                    || name.starts_with("test_")
+                    || name.ends_with("_test"))
                     && !package
                         .split('.')
                         .any(|part| matches!(part, "test" | "tests"))

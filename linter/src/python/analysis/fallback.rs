@@ -111,6 +111,9 @@ pub(crate) fn fate(
         looking: usize,
         /// Inside an accessor of a device (`.device`, `.is_cuda`).
         revealing: usize,
+        /// The method of the call being entered (`device.startswith` of
+        /// `device.startswith("cuda")`): called, not a field read.
+        callee: Option<ruff_text_size::TextRange>,
         found: bool,
         used: bool,
     }
@@ -126,6 +129,11 @@ pub(crate) fn fate(
         }
 
         fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(method) = &*call.func
+            {
+                self.callee = Some(method.range());
+            }
             let is_name = dotted(expr).as_deref() == Some(self.name)
                 && usize::from(expr.range().start()) >= self.after;
             self.used |= is_name;
@@ -135,13 +143,20 @@ pub(crate) fn fate(
             }
             let looks = match expr {
                 Expr::Compare(_) | Expr::FString(_) => true,
-                // `device.type`, `device.index`.
-                Expr::Attribute(attribute) => {
-                    if matches!(attribute.attr.as_str(), "type" | "index")
-                        && dotted(&attribute.value).as_deref() == Some(self.name)
-                        && usize::from(expr.range().start()) >= self.after
-                    {
+                // `device.type`, `device.index`; a field other than a device accessor
+                // (`model.mode == "RAW"`) is no device's: a device has no other (a method's
+                // call, `device.startswith(..)`, reads the device itself).
+                Expr::Attribute(attribute)
+                    if dotted(&attribute.value).as_deref() == Some(self.name)
+                        && usize::from(expr.range().start()) >= self.after =>
+                {
+                    if matches!(attribute.attr.as_str(), "type" | "index") {
                         self.found = true;
+                        return;
+                    }
+                    let accessor = matches!(attribute.attr.as_str(), "device" | "is_cuda");
+                    if !accessor && self.callee != Some(attribute.range()) {
+                        self.used = true;
                         return;
                     }
                     false
@@ -180,6 +195,7 @@ pub(crate) fn fate(
         after,
         looking: 0,
         revealing: 0,
+        callee: None,
         found: false,
         used: false,
     };
@@ -192,14 +208,27 @@ pub(crate) fn fate(
 }
 
 impl<'a> Checker<'a, '_> {
-    /// Whether a call shows what it is given to a person: a logger or `print` by its last name,
-    /// or a dotted path of the `reporting` table by what the callee resolves to (Lightning's
-    /// `Trainer` reports the accelerator it was given and whether a GPU is available).
+    /// Whether a call shows what it is given to a person: a logger or `print` by its last name
+    /// (not a function of a module that computes, `torch.log`), or a dotted path of the
+    /// `reporting` table by what the callee resolves to (Lightning's `Trainer` reports the
+    /// accelerator it was given and whether a GPU is available).
     /// `path` is the callee resolved.
     pub(crate) fn reports_value(&self, call: &ast::ExprCall, path: Option<&str>) -> bool {
-        let reporting = &self.api.names.reporting;
-        reporting.contains(last_name(&call.func))
-            || path.is_some_and(|path| path.contains('.') && reporting.contains(path))
+        let names = &self.api.names;
+        match path {
+            Some(path) if path.contains('.') => {
+                names.reporting.contains(path)
+                    || (!names.computes(path) && names.reporting.contains(last_name(&call.func)))
+            }
+            _ => names.reporting.contains(last_name(&call.func)),
+        }
+    }
+
+    /// Whether `call` hands `name` to a function of the project that looks at the device it
+    /// takes there (`sync(device)` of `def sync(device): if device.type == "cuda": ...`).
+    fn hands_to_looker(&self, call: &ast::ExprCall, path: &str, name: &str) -> bool {
+        (call.arguments.args.iter().enumerate())
+            .any(|(at, arg)| dotted(arg).as_deref() == Some(name) && self.looks_at_device(path, at))
     }
 
     /// `"cuda" if torch.cuda.is_available() else "cpu"`: the availability check, when this is
@@ -424,9 +453,10 @@ impl<'a> Checker<'a, '_> {
             .events
             .iter()
             .any(|event| matches!(event, Event::SilentFallback { span: at, .. } if *at == span));
-        let said = self.function.flow.said_without_gpu;
+        let said = self.function.flow.said_without_gpu || self.function.returns_fallback;
         if !known && !said && self.is_device_value(value) && self.fallback(value).is_none() {
             self.events.push(Event::SilentFallback { shown, span });
+            self.function.returns_fallback = true;
         }
     }
 
@@ -466,7 +496,9 @@ impl<'a> Checker<'a, '_> {
             // chose nothing.
             let exported = self.qualname.is_empty() && !self.program;
             let report = match fate(body, &name, after, &|call| {
-                self.reports_value(call, self.resolve(&call.func).as_deref())
+                let path = self.resolve(&call.func);
+                self.reports_value(call, path.as_deref())
+                    || path.is_some_and(|path| self.hands_to_looker(call, &path, &name))
             }) {
                 Fate::LookedAt => false,
                 Fate::Unused => name.contains('.') || exported,

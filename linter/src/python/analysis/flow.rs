@@ -12,9 +12,9 @@ use ruff_python_ast::{self as ast, Expr};
 use crate::analysis::{ApiUse, Event, Fact, How, says_device, says_gpu_index};
 use crate::api::Entry;
 use crate::python::analysis::calls::Tensor;
+use crate::python::analysis::device_values::defaulted_ordinal;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
-use placement_device_name::DeviceName;
 
 /// What one function (or the module's top level) has shown so far.
 #[derive(Debug, Default)]
@@ -220,163 +220,6 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// The device string a literal, or a conditional with one in a branch
-    /// (`"cuda" if torch.cuda.is_available() else "cpu"`), or a `getattr` default, chooses.
-    pub(crate) fn device_literal(&self, value: &Expr) -> Option<(Choice, String, Range<usize>)> {
-        if let Some(text) = string(value) {
-            let choice = match text {
-                "cuda" => Choice::Current,
-                _ => match placement_device_name::parse(text).ok()? {
-                    DeviceName::Cuda(ordinal) => Choice::Ordinal(ordinal as u64),
-                    DeviceName::Cpu => return None,
-                },
-            };
-            return Some((choice, format!("\"{text}\""), range(value)));
-        }
-        match value {
-            Expr::If(choice) => self
-                .device_literal(&choice.body)
-                .or_else(|| self.device_literal(&choice.orelse)),
-            // `torch.device("cuda")`, `torch.device("cuda", 1)`, `torch.device("cuda:1")`.
-            Expr::Call(call) if self.built_device(value) => {
-                let kind = call.arguments.find_argument_value("type", 0)?;
-                match call.arguments.find_argument_value("index", 1) {
-                    Some(index) if string(kind) == Some("cuda") => {
-                        let shown = self.source(&range(value)).split_whitespace().collect();
-                        Some((Choice::Ordinal(integer(index)?), shown, range(index)))
-                    }
-                    Some(_) => None,
-                    None => self.device_literal(kind),
-                }
-            }
-            // `f"{get_device_type()}:{get_current_device()}"`: a device built from what the
-            // project's choosers chose.
-            Expr::FString(f)
-                if f.value.elements().any(|element| {
-                    matches!(element, ast::InterpolatedStringElement::Interpolation(field)
-                        if self.chooser_call(&field.expression))
-                }) =>
-            {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
-            }
-            // A device type without an index, like `"cuda"`; or a function of the project that
-            // returns a device it chose.
-            Expr::Call(call)
-                if self
-                    .resolve(&call.func)
-                    .or_else(|| self.own_method(&call.func))
-                    .is_some_and(|path| {
-                        self.api.names.current_device_values.contains(path.as_str())
-                            || (self.chooses(&path) && self.lets_choose(&path, call))
-                    }) =>
-            {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
-            }
-            Expr::Call(call)
-                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
-                    && call.arguments.args.len() == 3 =>
-            {
-                self.device_literal(&call.arguments.args[2])
-            }
-            // `kwargs.get("device", "cuda")`, `options.pop("onload_device", "cuda")`.
-            Expr::Call(call)
-                if matches!(&*call.func, Expr::Attribute(method)
-                    if matches!(method.attr.as_str(), "get" | "pop" | "setdefault"))
-                    && call.arguments.args.len() == 2
-                    && string(&call.arguments.args[0]).is_some_and(says_device) =>
-            {
-                self.device_literal(&call.arguments.args[1])
-            }
-            // `self.device` of a property of the class that returns a device it chose (`@property
-            // def device(self): return "cuda"`): a chooser's call written as an attribute; also
-            // of a module's instance of such a class (`settings.TORCH_DEVICE`).
-            Expr::Attribute(attribute)
-                if says_device(attribute.attr.as_str())
-                    && self
-                        .own_method(value)
-                        .or_else(|| self.resolve(value))
-                        .is_some_and(|path| self.chooses(&path)) =>
-            {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
-            }
-            // `"cuda" + suffix`: a GPU with an index added on, or none (`suffix = ""` when the
-            // caller passed no index); `"cuda:" + str(index)` unless the index is the caller's.
-            Expr::BinOp(sum)
-                if sum.op == ast::Operator::Add
-                    && string(&sum.left).is_some_and(|kind| {
-                        kind == "cuda" || (kind == "cuda:" && !self.reads_from_caller(&sum.right))
-                    }) =>
-            {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
-            }
-            // `device + ":0"`: the caller's device type, on a GPU this code numbered.
-            Expr::BinOp(sum)
-                if sum.op == ast::Operator::Add && says_device(last_name(&sum.left)) =>
-            {
-                let ordinal = string(&sum.right)?.strip_prefix(':')?.parse().ok()?;
-                Some((
-                    Choice::Ordinal(ordinal),
-                    self.source(&range(value)).to_owned(),
-                    range(&*sum.right),
-                ))
-            }
-            // `self.device or "cuda"`: the caller's device, or one chosen here.
-            Expr::BoolOp(choice) if choice.op == ast::BoolOp::Or => choice.values[1..]
-                .iter()
-                .find_map(|value| self.device_literal(value)),
-            _ => None,
-        }
-    }
-
-    /// Whether `value` calls a device chooser of the project that is left the choice.
-    fn chooser_call(&self, value: &Expr) -> bool {
-        let Expr::Call(call) = value else {
-            return false;
-        };
-        self.resolve(&call.func)
-            .or_else(|| self.own_method(&call.func))
-            .is_some_and(|path| self.chooses(&path) && self.lets_choose(&path, call))
-    }
-
-    /// Whether `value` is a `torch.device(...)` of a literal device, or a conditional with one
-    /// in a branch (`torch.device("cpu") if on_cpu else torch.device("cuda")`).
-    pub(crate) fn built_device(&self, value: &Expr) -> bool {
-        match value {
-            // Also of a name holding a device string (`torch.device(self.device)`).
-            Expr::Call(call) => {
-                self.resolves_to(&call.func, "torch.device")
-                    && call
-                        .arguments
-                        .find_argument_value("type", 0)
-                        .is_some_and(|kind| {
-                            string(kind).is_some()
-                                || matches!(kind, Expr::If(_))
-                                || self.pending_of(kind).is_some()
-                        })
-            }
-            Expr::If(choice) => {
-                self.built_device(&choice.body) || self.built_device(&choice.orelse)
-            }
-            _ => false,
-        }
-    }
-
     /// The device string a name holds until it reaches a device position, also a name inside
     /// an f-string (`f"cuda:{index}"` with `index = torch.cuda.current_device()`).
     pub(crate) fn pending_of(&self, expr: &Expr) -> Option<&HeldDevice> {
@@ -573,33 +416,6 @@ impl<'a> Checker<'a, '_> {
         Some(format!("cuda:{ordinal}"))
     }
 
-    /// The device a value names or a tensor is on, when the function has made it known.
-    pub(crate) fn device_of(&self, expr: &Expr) -> Option<String> {
-        match expr {
-            Expr::Name(name) => self
-                .function
-                .flow
-                .facts
-                .get(name.id.as_str())
-                .map(|f| f.device.clone()),
-            Expr::StringLiteral(_) | Expr::FString(_) => match string(expr)? {
-                "cuda" => Some("cuda".to_owned()),
-                text => placement_device_name::parse(text)
-                    .ok()
-                    .map(|named| named.to_string()),
-            },
-            Expr::NumberLiteral(_) => integer(expr).map(|ordinal| format!("cuda:{ordinal}")),
-            Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => {
-                let kind = call.arguments.find_argument_value("type", 0)?;
-                match call.arguments.find_argument_value("index", 1) {
-                    Some(index) => Some(format!("{}:{}", string(kind)?, integer(index)?)),
-                    None => self.device_of(kind),
-                }
-            }
-            _ => None,
-        }
-    }
-
     /// What a call tells about where its result is: a factory with or without `device=`, a
     /// move, `.cpu()`.
     pub(crate) fn fact_of(&self, value: &Expr) -> Option<Fact> {
@@ -698,21 +514,6 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// Whether an argument of `.to(...)` is a device rather than a dtype or a tensor.
-    pub(crate) fn is_device(&self, expr: &Expr) -> bool {
-        if string(expr).is_some_and(|s| s == "cuda" || s == "cpu" || s.starts_with("cuda:")) {
-            return true;
-        }
-        if integer(expr).is_some() {
-            return true;
-        }
-        if let Expr::Call(call) = expr {
-            return self.resolves_to(&call.func, "torch.device");
-        }
-        let last = last_name(expr).to_ascii_lowercase();
-        (last.contains("device") || last == "dev") && !last.contains("type")
-    }
-
     /// A device string bound to a name (an assignment or a parameter's default): a GPU
     /// with its ordinal (`DEVICE = "cuda:1"`) is reported at once when the name says it is a
     /// device; otherwise the string is reported where the name reaches a device position
@@ -798,7 +599,8 @@ impl<'a> Checker<'a, '_> {
         };
         // A GPU with its ordinal is a device whatever its use when it is built as one, or
         // bound to a name that says so.
-        let named_gpu = (says_device(name) && string(value).is_some()) || self.built_device(value);
+        let written = string(value).is_some() || matches!(value, Expr::FString(_));
+        let named_gpu = (says_device(name) && written) || self.built_device(value);
         if named_gpu && matches!(choice, Choice::Ordinal(_)) {
             self.chosen(choice, shown, span, self.function.in_entry);
             return;
@@ -874,22 +676,4 @@ impl<'a> Checker<'a, '_> {
             false => self.function.flow.pending.insert(name.to_owned(), pending),
         };
     }
-}
-
-/// The GPU index a lookup falls back to (`kwargs.get("device_id", 0)`): GPU 0 for callers who
-/// pass none.
-fn defaulted_ordinal(value: &Expr) -> Option<u64> {
-    let Expr::Call(call) = value else {
-        return None;
-    };
-    let Expr::Attribute(method) = &*call.func else {
-        return None;
-    };
-    let [key, default] = &*call.arguments.args else {
-        return None;
-    };
-    (matches!(method.attr.as_str(), "get" | "pop" | "setdefault")
-        && string(key).is_some_and(|key| says_device(key) || says_gpu_index(key)))
-    .then(|| integer(default))
-    .flatten()
 }

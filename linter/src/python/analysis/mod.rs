@@ -6,6 +6,7 @@
 pub(crate) mod assign;
 pub(crate) mod calls;
 pub(crate) mod choosers;
+pub(crate) mod device_values;
 pub(crate) mod entry;
 pub(crate) mod env;
 pub(crate) mod fallback;
