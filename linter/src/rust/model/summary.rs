@@ -66,9 +66,12 @@ impl<'t> Tokens<'t> {
         self.kind(index) == Some(TokenKind::Ident) && self.text(index) == word
     }
 
-    /// The index after the group that opens at `index`.
+    /// The index after the group that opens at `index`; past the end for an index past it (a
+    /// file cut off before the group opens).
     fn after_group(&self, index: usize) -> usize {
-        (self.close[index] as usize).saturating_add(1)
+        self.close
+            .get(index)
+            .map_or(self.close.len(), |close| (*close as usize).saturating_add(1))
     }
 
     fn is_open(&self, index: usize) -> bool {
@@ -705,6 +708,15 @@ mod tests {
 
     /// Found by the fuzzer: a file that ends inside `use a as` (an unterminated comment after
     /// it) read past its last token.
+    /// Found by the fuzzer: a method cut off before its parameters (`fn f` at the end of an
+    /// `impl`) looked for the group after them past the last token.
+    #[test]
+    fn a_method_cut_off_before_its_parameters_is_read_to_its_end() {
+        for text in ["impl A { fn f", "impl A { fn f /* never closed", "struct A; impl A { fn"] {
+            summary(text);
+        }
+    }
+
     #[test]
     fn a_use_cut_off_after_as_is_read_to_its_end() {
         for text in [
