@@ -3,7 +3,7 @@
 Writes the same JSON as `cargo bench -p placement --bench placement -- --json FILE` (sections
 `mlp`, `switching`, `transfers`), so that `--compare FILE` prints both. Needs a CUDA GPU.
 
-    python3 runtime/bench_torch.py --json target/gpu-check/pytorch.json [--quick]
+    python3 bench_torch.py --json results/pytorch.json [--quick]   (run.sh of the GPU bundle runs it)
 """
 
 import argparse

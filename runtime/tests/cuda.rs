@@ -1,5 +1,5 @@
 //! The shared device suite and the cross-device checks on real GPUs. Ignored in CI, which has no
-//! GPU; `runtime/gpu-check.sh` runs them on a machine that has one.
+//! GPU; the GPU bundle (`runtime/gpu-bundle.sh`, then its `run.sh`) runs them where there is one.
 
 mod common;
 
@@ -10,7 +10,7 @@ fn gpu() {
     let count = placement::device_count().expect("GPU discovery");
     assert!(
         count > 0,
-        "these tests need a CUDA GPU; run them with runtime/gpu-check.sh"
+        "these tests need a CUDA GPU; run them from the GPU bundle (runtime/gpu-bundle.sh)"
     );
 }
 

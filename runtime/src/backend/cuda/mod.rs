@@ -4,6 +4,8 @@
 //! Nothing here calls into the driver before [`cudarc::driver::sys::is_culib_present`] says that
 //! libcuda can be loaded: without it cudarc panics, and we report [`Error::NoGpu`] instead.
 
+mod libraries;
+
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::cublas::sys::cublasOperation_t;
@@ -113,11 +115,11 @@ impl std::fmt::Debug for CudaGpu {
     }
 }
 
-fn library_missing(device: Device, library: &str) -> Error {
+fn library_missing(device: Device, message: String) -> Error {
     Error::Cuda {
         device,
         op: "setup",
-        message: format!("{library} was not found; install the CUDA toolkit's libraries"),
+        message,
     }
 }
 
@@ -126,13 +128,15 @@ impl CudaGpu {
         let device = Device::Cuda(ordinal);
         let driver = |op| move |err: DriverError| driver_error(device, op, err);
         // SAFETY: only probe whether the shared libraries can be loaded.
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(library_missing(device, "NVRTC (libnvrtc.so)"));
-        }
+        libraries::ensure(&libraries::NVRTC, || unsafe {
+            cudarc::nvrtc::sys::is_culib_present()
+        })
+        .map_err(|message| library_missing(device, message))?;
         // SAFETY: as above.
-        if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-            return Err(library_missing(device, "cuBLAS (libcublas.so)"));
-        }
+        libraries::ensure(&libraries::CUBLAS, || unsafe {
+            cudarc::cublas::sys::is_culib_present()
+        })
+        .map_err(|message| library_missing(device, message))?;
         let ctx = CudaContext::new(ordinal).map_err(driver("creating the context"))?;
         // All work of a device goes through one stream, so cudarc's cross-stream event tracking
         // would only add overhead.
