@@ -69,9 +69,9 @@ impl<'t> Tokens<'t> {
     /// The index after the group that opens at `index`; past the end for an index past it (a
     /// file cut off before the group opens).
     fn after_group(&self, index: usize) -> usize {
-        self.close
-            .get(index)
-            .map_or(self.close.len(), |close| (*close as usize).saturating_add(1))
+        self.close.get(index).map_or(self.close.len(), |close| {
+            (*close as usize).saturating_add(1)
+        })
     }
 
     fn is_open(&self, index: usize) -> bool {
@@ -712,7 +712,11 @@ mod tests {
     /// `impl`) looked for the group after them past the last token.
     #[test]
     fn a_method_cut_off_before_its_parameters_is_read_to_its_end() {
-        for text in ["impl A { fn f", "impl A { fn f /* never closed", "struct A; impl A { fn"] {
+        for text in [
+            "impl A { fn f",
+            "impl A { fn f /* never closed",
+            "struct A; impl A { fn",
+        ] {
             summary(text);
         }
     }
