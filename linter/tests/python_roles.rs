@@ -406,6 +406,22 @@ fn a_program_that_only_its_test_imports_is_still_a_program() {
         ("examples/torchrec/tests/test_example.py", test),
     ]);
     assert!(found.is_empty(), "{found:?}");
+    // A helper that the main guard's function calls, and that a test imports on its own, is a
+    // unit that other code uses: library code.
+    let sample = "import torch\n\n\ndef pick():\n    torch.cuda.set_device(0)\n\n\n\
+                   def main():\n    pick()\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/sample.py", sample),
+        ("tests/test_sample.py", "from pkg.sample import pick\n"),
+    ]);
+    assert_eq!(found, ["pkg/sample.py:5: stray_set_device"]);
+    let found = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/sample.py", sample),
+        ("tests/test_sample.py", "from pkg.sample import main\n"),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
     // Imported by a module that is no test, its `main` is library code.
     let found = findings(&[
         ("examples/torchrec/main.py", example),

@@ -116,7 +116,7 @@ pub struct Project {
     ///
     /// Kept as the paths' hashes: a project imports thousands of paths (and every module above
     /// each), and most of them are never asked about.
-    imported_paths: FxHashSet<u64>,
+    imported_paths: FxHashMap<u64, bool>,
     /// Module → its functions that other modules hand to a launcher.
     launched: FxHashMap<String, Vec<String>>,
     /// The functions that return torch's module of an accelerator → that module.
@@ -183,7 +183,13 @@ impl Project {
     /// dinov2.eval.knn import main`), called from elsewhere than the main guard, or a module
     /// (`import pkg.serve.worker`), which is then no script.
     pub fn is_imported(&self, path: &str) -> bool {
-        self.imported_paths.contains(&path_hash(path))
+        self.imported_paths.contains_key(&path_hash(path))
+    }
+
+    /// Whether a file of the project that is no test imports the dotted `path` (a test runs
+    /// what it imports: a program's `main`, imported by its test, still starts the program).
+    pub fn is_imported_by_code(&self, path: &str) -> bool {
+        self.imported_paths.get(&path_hash(path)) == Some(&true)
     }
 
     /// The functions of `module` that other modules hand to a process or thread launcher.
@@ -194,7 +200,7 @@ impl Project {
     /// Whether the project knows that no file imports the dotted `path`: it holds every file of
     /// the workspace, and none of them does.
     pub fn unimported(&self, path: &str) -> bool {
-        self.complete && !self.is_imported(path)
+        self.complete && !self.is_imported_by_code(path)
     }
 
     /// The project, told whether its files are all the workspace's ([`Project::unimported`]).
@@ -353,7 +359,7 @@ impl Project {
             imported_elsewhere: asked
                 .imported_elsewhere
                 .iter()
-                .map(|path| self.is_imported(path))
+                .map(|path| (self.is_imported(path), self.is_imported_by_code(path)))
                 .collect(),
             unimported: asked
                 .unimported
@@ -451,21 +457,21 @@ fn programs(files: &[ModuleFile]) -> FxHashMap<String, bool> {
 }
 
 /// Every path a file imports and the modules above it (`import pkg.a.b` imports `pkg.a` too),
-/// as their hashes. A package's `__main__.py` is its program: what it imports to run (`from
-/// .cli import main`) still starts the program where it is defined; a test runs what it
-/// imports (`from ..main import main` of an example's test).
-fn imported_paths(files: &[ModuleFile]) -> FxHashSet<u64> {
-    let mut paths = FxHashSet::default();
+/// as their hashes, each with whether a file that is no test imports it. A package's
+/// `__main__.py` is its program: what it imports to run (`from .cli import main`) still starts
+/// the program where it is defined.
+fn imported_paths(files: &[ModuleFile]) -> FxHashMap<u64, bool> {
+    let mut paths: FxHashMap<u64, bool> = FxHashMap::default();
     for file in files {
-        let main = file.module == "__main__" || file.module.ends_with(".__main__");
-        if main || file.summary.test {
+        if file.module == "__main__" || file.module.ends_with(".__main__") {
             continue;
         }
+        let by_code = !file.summary.test;
         for path in &file.summary.imported {
-            for (end, _) in path.match_indices('.') {
-                paths.insert(path_hash(&path[..end]));
+            let ends = path.match_indices('.').map(|(end, _)| end);
+            for end in ends.chain([path.len()]) {
+                *paths.entry(path_hash(&path[..end])).or_default() |= by_code;
             }
-            paths.insert(path_hash(path));
         }
     }
     paths
@@ -563,7 +569,7 @@ pub struct Answers {
     chooses: Vec<(bool, bool)>,
     forwards: Vec<bool>,
     takes_device: Vec<(bool, bool)>,
-    imported_elsewhere: Vec<bool>,
+    imported_elsewhere: Vec<(bool, bool)>,
     unimported: Vec<bool>,
     launched_in: Vec<Vec<String>>,
     device_modules: Vec<Option<String>>,

@@ -124,7 +124,7 @@ impl FileRun {
             // A file its folder makes a program's, unless imported; a module of definitions
             // and work, a program's once no file is known to import it.
             (false, true) if by_folder || by_name => {
-                !imported(cx, None, &mut asked.imported_elsewhere)
+                !imported(cx, None, Importers::Code, &mut asked.imported_elsewhere)
             }
             (false, true) => unimported(cx, &mut asked.unimported),
             (false, false) => runs,
@@ -244,11 +244,12 @@ impl EntryPoints {
             })
             .collect();
         let mut found = EntryPoints::default();
-        // Each function to follow, and whether another module's import of it makes it shared
-        // code: so for what the main guard calls and what any entry reaches, not for what a
-        // launcher or the configuration names (it starts a program wherever else it is called
-        // from).
-        let mut pending: Vec<(String, bool)> = Vec::new();
+        // Each function to follow, and which other modules' imports of it make it shared code:
+        // for what the main guard calls, those that are no tests (a test runs the program it
+        // imports the start of); for what any entry reaches, any (a helper a test imports is a
+        // unit others use); none for what a launcher or the configuration names (it starts a
+        // program wherever else it is called from).
+        let mut pending: Vec<(String, Option<Importers>)> = Vec::new();
         for stmt in body {
             if let Stmt::If(guard) = stmt
                 && is_main_guard(&guard.test)
@@ -257,7 +258,11 @@ impl EntryPoints {
                 // What it calls, and what it hands on (`fire.Fire(main)`) or calls a method of
                 // (`benchmark.run(...)` of a decorated benchmark), unless another module
                 // imports it.
-                pending.extend(named(&guard.body).into_iter().map(|name| (name, true)));
+                pending.extend(
+                    named(&guard.body)
+                        .into_iter()
+                        .map(|name| (name, Some(Importers::Code))),
+                );
             }
         }
         // A launch names its launcher in the file: where it is called, or where the import
@@ -270,7 +275,7 @@ impl EntryPoints {
                 imports.extend(Scope::imports_of(&def.body, &package));
             }
             let launches = launched(body, &imports, cx.api);
-            pending.extend(launches.functions.into_iter().map(|name| (name, false)));
+            pending.extend(launches.functions.into_iter().map(|name| (name, None)));
             found.methods.extend(launches.methods);
             found.launched_elsewhere = launches.elsewhere;
         }
@@ -281,7 +286,7 @@ impl EntryPoints {
                 cx.project
                     .launched_in(module)
                     .into_iter()
-                    .map(|name| (name, false)),
+                    .map(|name| (name, None)),
             );
         }
         pending.extend(
@@ -290,7 +295,7 @@ impl EntryPoints {
                     let full = format!("{}.{name}", cx.module);
                     cx.entry_points.iter().any(|entry| entry == &full)
                 })
-                .map(|name| (name.to_string(), false)),
+                .map(|name| (name.to_string(), None)),
         );
         // A module that imports pytest is run by it whatever its name (`pytest
         // benchmarking/optimizer_benchmark.py`): its `test_*` functions are tests.
@@ -301,7 +306,7 @@ impl EntryPoints {
             pending.extend(
                 defs.keys()
                     .filter(|name| name.starts_with("test_"))
-                    .map(|name| (name.to_string(), false)),
+                    .map(|name| (name.to_string(), None)),
             );
         }
         // What a function of the program calls or hands on (`ray.remote(get_answers)`, `f =
@@ -310,7 +315,7 @@ impl EntryPoints {
         // it reaches starts a program here, unless a launcher or the configuration names it (a
         // class that an installed command's function makes, and other modules make too, stays
         // library code).
-        while let Some((name, may_be_shared)) = pending.pop() {
+        while let Some((name, shared_by)) = pending.pop() {
             if found.functions.contains(&name) || found.classes.contains(&name) {
                 continue;
             }
@@ -319,10 +324,16 @@ impl EntryPoints {
                 (None, Some(class)) => &class.body,
                 (None, None) => continue,
             };
-            if may_be_shared && imported(cx, Some(&name), &mut asked.imported_elsewhere) {
+            if let Some(by) = shared_by
+                && imported(cx, Some(&name), by, &mut asked.imported_elsewhere)
+            {
                 continue;
             }
-            pending.extend(named(body).into_iter().map(|reached| (reached, true)));
+            pending.extend(
+                named(body)
+                    .into_iter()
+                    .map(|reached| (reached, Some(Importers::Any))),
+            );
             match defs.contains_key(name.as_str()) {
                 true => found.functions.insert(name),
                 false => found.classes.insert(name),
@@ -336,17 +347,34 @@ impl EntryPoints {
 /// `name`, by the module's dotted name or by its names from the import roots (a package under a
 /// namespace package: `fish_speech/models/dac/inference.py` is `dac.inference` and
 /// `fish_speech.models.dac.inference`); the paths asked go into `asked`.
-fn imported(cx: &PyContext<'_>, name: Option<&str>, asked: &mut FxHashSet<String>) -> bool {
+fn imported(
+    cx: &PyContext<'_>,
+    name: Option<&str>,
+    by: Importers,
+    asked: &mut FxHashSet<String>,
+) -> bool {
     let mut found = false;
     for module in module_names(cx) {
         let path = match name {
             Some(name) => format!("{module}.{name}"),
             None => module.clone(),
         };
-        found |= cx.project.is_imported(&path);
+        found |= match by {
+            Importers::Any => cx.project.is_imported(&path),
+            Importers::Code => cx.project.is_imported_by_code(&path),
+        };
         asked.insert(path);
     }
     found
+}
+
+/// Which importers make a module or function shared code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Importers {
+    /// Any file of the project: a helper a test imports is a unit others use.
+    Any,
+    /// Files that are no tests: a test runs the program whose `main` it imports.
+    Code,
 }
 
 /// Whether the project knows that no other file imports this module, by any of its names
