@@ -204,6 +204,11 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
             let Expr::Path(func) = &*call.func else {
                 return None;
             };
+            // `Ok(Device::new_cuda(0)?)`: the GPU, wrapped.
+            let last = func.path.segments.last()?.ident.to_string();
+            if matches!(last.as_str(), "Ok" | "Some") && call.args.len() == 1 {
+                return gpu_value(sem, call.args.first()?);
+            }
             // A table's own fallback (`cuda_if_available`) is followed as itself.
             let (_, entry) = sem.known_path(&func.path)?;
             // A function of the project that chooses a GPU for its callers
@@ -223,10 +228,20 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
                 });
             (!entry.may_fall_back && !default_metal).then_some(&func.path)
         }
+        // `Device::new_cuda(0).unwrap()` in the branch an availability check chose: the GPU
+        // that check found, or a panic where it lied.
         Expr::MethodCall(call)
-            if ["ok", "map", "map_err", "context", "with_context"]
-                .iter()
-                .any(|name| call.method == name) =>
+            if [
+                "ok",
+                "map",
+                "map_err",
+                "context",
+                "with_context",
+                "unwrap",
+                "expect",
+            ]
+            .iter()
+            .any(|name| call.method == name) =>
         {
             gpu_value(sem, &call.receiver)
         }
