@@ -39,6 +39,10 @@ pub struct CallNames {
     /// `dataclasses.field(default=...)`), by dotted path.
     #[serde(default)]
     pub fields: FxHashSet<String>,
+    /// Calls that stop the function where they are (`sys.exit`, `pytest.skip`), by dotted path
+    /// (`exit` and `quit` are builtins).
+    #[serde(default)]
+    pub stopping: FxHashSet<String>,
     /// Modules whose functions compute (`torch`, `numpy`, `math`): a call resolved into one is
     /// no report, whatever its last name (`torch.log`, `np.format_float_positional`).
     #[serde(default)]
@@ -66,6 +70,7 @@ impl CallNames {
             data_parallel,
             reporting,
             fields,
+            stopping,
             computing,
             driver_queries,
             availability_ends: _,
@@ -80,6 +85,7 @@ impl CallNames {
         self.data_parallel.extend(data_parallel);
         self.reporting.extend(reporting);
         self.fields.extend(fields);
+        self.stopping.extend(stopping);
         self.computing.extend(computing);
         self.driver_queries.extend(driver_queries);
     }

@@ -519,7 +519,7 @@ impl Checker<'_, '_> {
                     for body in bodies {
                         let told = said(body, &self.api.names.reporting);
                         self.function.flow.said_without_gpu |= told.without_gpu;
-                        says |= told.reports || body.iter().any(|s| matches!(s, Stmt::Raise(_)));
+                        says |= told.reports || body.iter().any(|s| self.stops(s));
                     }
                     !says
                 });
@@ -542,14 +542,19 @@ impl Checker<'_, '_> {
                         .iter()
                         .map(|clause| (clause.test.as_ref(), &clause.body)),
                 );
-                for (test, body) in bodies {
+                // `if i == 0:` of the loop's counter runs in one iteration.
+                let first_only = self.first_iteration(&branch.test);
+                for (at, (test, body)) in bodies.enumerate() {
                     (self.function.flow.pending, self.file_pending) = before.clone();
                     if let Some(test) = test {
                         self.visit_expr(test);
                     }
+                    let once = at == 0 && first_only;
+                    self.once_in_loop(once, 1);
                     for stmt in body {
                         self.visit_stmt(stmt);
                     }
+                    self.once_in_loop(once, -1);
                     outcomes.push((
                         std::mem::take(&mut self.function.flow.pending),
                         std::mem::take(&mut self.file_pending),

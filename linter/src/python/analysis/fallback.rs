@@ -169,13 +169,23 @@ pub(crate) fn fate(
                     {
                         let looking = std::mem::take(&mut self.looking);
                         self.visit_expr(&method.value);
-                        self.looking = looking;
+                        // `torch.rand(n).to(device) < epsilon` compares the tensor moved, not
+                        // the device it went to.
+                        let moves = matches!(method.attr.as_str(), "to" | "cuda" | "type");
+                        if !moves {
+                            self.looking = looking;
+                        }
                         visitor::walk_arguments(self, &call.arguments);
+                        self.looking = looking;
                         return;
                     }
                     (self.reports)(call)
                 }
-                Expr::Call(call) => (self.reports)(call),
+                // `self.assertEqual(x.device.type, "cuda")`, `torch.testing.assert_close(..)`:
+                // an assertion, as `assert` is.
+                Expr::Call(call) => {
+                    (self.reports)(call) || last_name(&call.func).starts_with("assert")
+                }
                 _ => false,
             };
             // `next(model.parameters()).device`: what the accessor reads is the device of the
@@ -221,6 +231,19 @@ impl<'a> Checker<'a, '_> {
                     || (!names.computes(path) && names.reporting.contains(last_name(&call.func)))
             }
             _ => names.reporting.contains(last_name(&call.func)),
+        }
+    }
+
+    /// Whether a statement stops the function: `raise`, or a call that exits or skips
+    /// (`sys.exit(1)`, `pytest.skip("no GPU")`).
+    pub(crate) fn stops(&self, stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Raise(_) => true,
+            Stmt::Expr(statement) => matches!(&*statement.value, Expr::Call(call)
+            if self.resolve(&call.func).is_some_and(|path| {
+                self.api.names.stopping.contains(path.as_str())
+            })),
+            _ => false,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::analysis::Event;
 use crate::python::checker::Checker;
 use compact_str::CompactString;
 
-use crate::python::semantic::{assigned_names, collect_names, dotted, keyed, peel, root};
+use crate::python::semantic::{assigned_names, collect_names, dotted, integer, keyed, peel, root};
 
 /// A loop being walked.
 #[derive(Debug)]
@@ -25,12 +25,25 @@ pub(crate) struct Loop {
     pub(crate) moved_twice: FxHashSet<String>,
     /// The dict items the loop stores into (`samples["x"] = ...`), as `samples["x"]`.
     pub(crate) stored: FxHashSet<String>,
+    /// What the loop calls a method of for its effect (`obs_rms.update(x)` as a statement):
+    /// it and what it holds (`obs_rms.mean`) may change in every iteration.
+    pub(crate) changed: FxHashSet<String>,
+    /// The names its `for` binds (`i` of `for i in range(n)`).
+    counters: Vec<String>,
+    /// Inside branches that run in one iteration only (`if i == 0:`).
+    once: usize,
 }
 
 /// What a loop's body does to receivers: those of more than one of `.cpu()`, `.cuda(...)` and
-/// `.to(...)`, and the dict items it stores into.
-pub(crate) fn moves_and_stores(body: &[Stmt]) -> (FxHashSet<String>, FxHashSet<String>) {
-    struct Moves(FxHashMap<String, usize>, FxHashSet<String>);
+/// `.to(...)`, the dict items it stores into, and what it calls a method of for its effect.
+pub(crate) fn moves_and_stores(
+    body: &[Stmt],
+) -> (FxHashSet<String>, FxHashSet<String>, FxHashSet<String>) {
+    struct Moves(
+        FxHashMap<String, usize>,
+        FxHashSet<String>,
+        FxHashSet<String>,
+    );
     impl<'a> Visitor<'a> for Moves {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             let targets: &[Expr] = match stmt {
@@ -39,6 +52,13 @@ pub(crate) fn moves_and_stores(body: &[Stmt]) -> (FxHashSet<String>, FxHashSet<S
                 _ => &[],
             };
             self.1.extend(targets.iter().filter_map(keyed));
+            if let Stmt::Expr(statement) = stmt
+                && let Expr::Call(call) = &*statement.value
+                && let Expr::Attribute(method) = &*call.func
+                && !matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
+            {
+                self.2.extend(dotted(&method.value));
+            }
             visitor::walk_stmt(self, stmt);
         }
 
@@ -53,13 +73,17 @@ pub(crate) fn moves_and_stores(body: &[Stmt]) -> (FxHashSet<String>, FxHashSet<S
             visitor::walk_expr(self, expr);
         }
     }
-    let mut moves = Moves(FxHashMap::default(), FxHashSet::default());
+    let mut moves = Moves(
+        FxHashMap::default(),
+        FxHashSet::default(),
+        FxHashSet::default(),
+    );
     visitor::walk_body(&mut moves, body);
     let twice = (moves.0.into_iter())
         .filter(|(_, count)| *count > 1)
         .map(|(name, _)| name)
         .collect();
-    (twice, moves.1)
+    (twice, moves.1, moves.2)
 }
 
 /// A receiver a loop can keep: a name, an attribute chain, or a dict's item by a literal key
@@ -75,10 +99,27 @@ impl<'a> Checker<'a, '_> {
         receiver: &Expr,
         from_dot: Range<usize>,
     ) {
-        let Some(frame) = self.function.loops.last() else {
+        let Some(frame) = self.function.loops.last().filter(|frame| frame.once == 0) else {
             return;
         };
-        let Some(receiver_name) = receiver_name(receiver) else {
+        // `torch.from_numpy(stats.mean).to(device)`: the same array wrapped anew in every
+        // iteration is the same tensor moved.
+        let moved = match receiver {
+            Expr::Call(wrap)
+                if wrap.arguments.args.len() == 1
+                    && wrap.arguments.keywords.is_empty()
+                    && self.resolve(&wrap.func).is_some_and(|path| {
+                        matches!(
+                            path.as_str(),
+                            "torch.from_numpy" | "torch.as_tensor" | "torch.tensor"
+                        )
+                    }) =>
+            {
+                &wrap.arguments.args[0]
+            }
+            other => other,
+        };
+        let Some(receiver_name) = receiver_name(moved) else {
             return;
         };
         let invariant = |expr: &Expr| -> bool {
@@ -89,7 +130,7 @@ impl<'a> Checker<'a, '_> {
                 .all(|name| !frame.assigned.contains(name.as_str()))
         };
         // Of a dict's item, the dict's (`batch` of `batch["input_ids"]`).
-        let receiver_root = match receiver {
+        let receiver_root = match moved {
             Expr::Subscript(item) => root(&item.value),
             other => root(other),
         }
@@ -98,6 +139,12 @@ impl<'a> Checker<'a, '_> {
             || frame.assigned.contains(receiver_root)
             || frame.moved_twice.contains(&receiver_name)
             || frame.stored.contains(&receiver_name)
+            || (frame.changed.iter()).any(|changed| {
+                receiver_name == *changed
+                    || receiver_name
+                        .strip_prefix(changed.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+            })
             || !call.arguments.args.iter().all(&invariant)
             || !call.arguments.keywords.iter().all(|k| invariant(&k.value))
         {
@@ -115,6 +162,31 @@ impl<'a> Checker<'a, '_> {
         });
     }
 
+    /// Whether `test` holds in one iteration of the innermost loop only: its counter compared
+    /// equal to a number (`i == 0`, `step == 0`).
+    pub(crate) fn first_iteration(&self, test: &Expr) -> bool {
+        let Some(frame) = self.function.loops.last() else {
+            return false;
+        };
+        let Expr::Compare(compare) = test else {
+            return false;
+        };
+        let counter = |e: &Expr| matches!(e, Expr::Name(name) if frame.counters.iter().any(|c| c == name.id.as_str()));
+        let number = |e: &Expr| integer(e).is_some();
+        matches!(&*compare.ops, [ast::CmpOp::Eq])
+            && compare.comparators.len() == 1
+            && ((counter(&compare.left) && number(&compare.comparators[0]))
+                || (number(&compare.left) && counter(&compare.comparators[0])))
+    }
+
+    /// Enters (`step` 1) or leaves (-1) a branch that runs in one iteration of the innermost
+    /// loop, when `once`.
+    pub(crate) fn once_in_loop(&mut self, once: bool, step: isize) {
+        if let Some(frame) = self.function.loops.last_mut().filter(|_| once) {
+            frame.once = frame.once.saturating_add_signed(step);
+        }
+    }
+
     /// A `for` (its `target`) or `while` (its `test`, evaluated in every iteration) loop.
     pub(crate) fn a_loop<'v>(
         &mut self,
@@ -124,17 +196,20 @@ impl<'a> Checker<'a, '_> {
         body: &'v [Stmt],
     ) {
         let mut assigned = assigned_names(body, true, self.walrus);
+        let mut counters = Vec::new();
         if let Some(target) = target {
-            let mut names = Vec::new();
-            collect_names(target, &mut names);
-            assigned.extend(names.into_iter().map(CompactString::from));
+            collect_names(target, &mut counters);
+            assigned.extend(counters.iter().map(CompactString::from));
         }
-        let (moved_twice, stored) = moves_and_stores(body);
+        let (moved_twice, stored, changed) = moves_and_stores(body);
         self.function.loops.push(Loop {
             keyword,
             assigned: assigned.clone(),
             moved_twice,
             stored,
+            changed,
+            counters,
+            once: 0,
         });
         if let Some(test) = test {
             self.visit_expr(test);
