@@ -26,6 +26,19 @@ impl Checker<'_, '_> {
             };
             return Some((choice, format!("\"{text}\""), range(value)));
         }
+        // `f"cuda:{spec.get('cuda_id', 0)}"`: the GPU a lookup falls back to, for callers whose
+        // settings name none.
+        if let Expr::FString(f) = value
+            && let Some((ordinal, at)) = looked_up_ordinal(f)
+        {
+            let shown = self.source(&range(value)).to_owned();
+            return Some((Choice::Ordinal(ordinal), shown, at));
+        }
+        // The current device, written as `value` is.
+        let current = || {
+            let shown = self.source(&range(value)).to_owned();
+            Some((Choice::Current, shown, range(value)))
+        };
         match value {
             Expr::If(choice) => self
                 .device_literal(&choice.body)
@@ -42,13 +55,6 @@ impl Checker<'_, '_> {
                     None => self.device_literal(kind),
                 }
             }
-            // `f"cuda:{spec.get('cuda_id', 0)}"`: the GPU a lookup falls back to, for callers
-            // whose settings name none.
-            Expr::FString(f) if looked_up_ordinal(f).is_some() => {
-                let (ordinal, at) = looked_up_ordinal(f)?;
-                let shown = self.source(&range(value)).to_owned();
-                Some((Choice::Ordinal(ordinal), shown, at))
-            }
             // `f"{get_device_type()}:{get_current_device()}"`: a device built from what the
             // project's choosers chose.
             Expr::FString(f)
@@ -57,11 +63,7 @@ impl Checker<'_, '_> {
                         if self.chooser_call(&field.expression))
                 }) =>
             {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
+                current()
             }
             // A device type without an index, like `"cuda"`; or a function of the project that
             // returns a device it chose.
@@ -74,11 +76,7 @@ impl Checker<'_, '_> {
                             || (self.chooses(&path) && self.lets_choose(&path, call))
                     }) =>
             {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
+                current()
             }
             Expr::Call(call)
                 if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
@@ -105,11 +103,7 @@ impl Checker<'_, '_> {
                         .or_else(|| self.resolve(value))
                         .is_some_and(|path| self.chooses(&path)) =>
             {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
+                current()
             }
             // `"cuda" + suffix`: a GPU with an index added on, or none (`suffix = ""` when the
             // caller passed no index); `"cuda:" + str(index)` unless the index is the caller's.
@@ -119,11 +113,7 @@ impl Checker<'_, '_> {
                         kind == "cuda" || (kind == "cuda:" && !self.reads_from_caller(&sum.right))
                     }) =>
             {
-                Some((
-                    Choice::Current,
-                    self.source(&range(value)).to_owned(),
-                    range(value),
-                ))
+                current()
             }
             // `device + ":0"`: the caller's device type, on a GPU this code numbered.
             Expr::BinOp(sum)

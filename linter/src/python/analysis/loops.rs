@@ -34,56 +34,45 @@ pub(crate) struct Loop {
     once: usize,
 }
 
-/// What a loop's body does to receivers: those of more than one of `.cpu()`, `.cuda(...)` and
-/// `.to(...)`, the dict items it stores into, and what it calls a method of for its effect.
-pub(crate) fn moves_and_stores(
-    body: &[Stmt],
-) -> (FxHashSet<String>, FxHashSet<String>, FxHashSet<String>) {
-    struct Moves(
-        FxHashMap<String, usize>,
-        FxHashSet<String>,
-        FxHashSet<String>,
-    );
-    impl<'a> Visitor<'a> for Moves {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            let targets: &[Expr] = match stmt {
-                Stmt::Assign(assign) => &assign.targets,
-                Stmt::AugAssign(assign) => std::slice::from_ref(&*assign.target),
-                _ => &[],
-            };
-            self.1.extend(targets.iter().filter_map(keyed));
-            if let Stmt::Expr(statement) = stmt
-                && let Expr::Call(call) = &*statement.value
-                && let Expr::Attribute(method) = &*call.func
-                && !matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
-            {
-                self.2.extend(dotted(&method.value));
-            }
-            visitor::walk_stmt(self, stmt);
-        }
+/// What a loop's body does to the values it might move.
+#[derive(Default)]
+struct Effects {
+    /// How many of `.cpu()`, `.cuda(...)` and `.to(...)` each receiver gets.
+    moves: FxHashMap<String, usize>,
+    /// The dict items it stores into.
+    stored: FxHashSet<String>,
+    /// What it calls a method of for its effect.
+    changed: FxHashSet<String>,
+}
 
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr
-                && let Expr::Attribute(method) = &*call.func
-                && matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
-                && let Some(receiver) = receiver_name(peel(&method.value))
-            {
-                *self.0.entry(receiver).or_default() += 1;
-            }
-            visitor::walk_expr(self, expr);
+impl<'a> Visitor<'a> for Effects {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let targets: &[Expr] = match stmt {
+            Stmt::Assign(assign) => &assign.targets,
+            Stmt::AugAssign(assign) => std::slice::from_ref(&*assign.target),
+            _ => &[],
+        };
+        self.stored.extend(targets.iter().filter_map(keyed));
+        if let Stmt::Expr(statement) = stmt
+            && let Expr::Call(call) = &*statement.value
+            && let Expr::Attribute(method) = &*call.func
+            && !matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
+        {
+            self.changed.extend(dotted(&method.value));
         }
+        visitor::walk_stmt(self, stmt);
     }
-    let mut moves = Moves(
-        FxHashMap::default(),
-        FxHashSet::default(),
-        FxHashSet::default(),
-    );
-    visitor::walk_body(&mut moves, body);
-    let twice = (moves.0.into_iter())
-        .filter(|(_, count)| *count > 1)
-        .map(|(name, _)| name)
-        .collect();
-    (twice, moves.1, moves.2)
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(method) = &*call.func
+            && matches!(method.attr.as_str(), "cpu" | "cuda" | "to")
+            && let Some(receiver) = receiver_name(peel(&method.value))
+        {
+            *self.moves.entry(receiver).or_default() += 1;
+        }
+        visitor::walk_expr(self, expr);
+    }
 }
 
 /// A receiver a loop can keep: a name, an attribute chain, or a dict's item by a literal key
@@ -201,13 +190,17 @@ impl<'a> Checker<'a, '_> {
             collect_names(target, &mut counters);
             assigned.extend(counters.iter().map(CompactString::from));
         }
-        let (moved_twice, stored, changed) = moves_and_stores(body);
+        let mut effects = Effects::default();
+        visitor::walk_body(&mut effects, body);
         self.function.loops.push(Loop {
             keyword,
             assigned: assigned.clone(),
-            moved_twice,
-            stored,
-            changed,
+            moved_twice: (effects.moves.into_iter())
+                .filter(|(_, count)| *count > 1)
+                .map(|(name, _)| name)
+                .collect(),
+            stored: effects.stored,
+            changed: effects.changed,
             counters,
             once: 0,
         });

@@ -772,15 +772,16 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-        // A local variable shadows the item of its name (`let device = ...` in `fn device`).
+        let Some((canonical, entry)) = self.sem.known_path(&path.path) else {
+            return;
+        };
+        // A local variable shadows the item of its name (`let device = ...` in `fn device`);
+        // asked only of the rare path that names a known item.
         if let Some(name) = path.path.get_ident()
             && self.sem.scopes.var(&name.to_string()).is_some()
         {
             return;
         }
-        let Some((canonical, entry)) = self.sem.known_path(&path.path) else {
-            return;
-        };
         // A device the project chose, read to be shown (`println!("on {:?}", *DEVICE)`).
         if entry.chooser && self.reporting {
             return;

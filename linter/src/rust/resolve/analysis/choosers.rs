@@ -118,22 +118,19 @@ impl State {
 #[derive(Default)]
 struct Returns<'ast> {
     values: Vec<&'ast Expr>,
-    locals: Vec<(String, &'ast Expr)>,
+    locals: Vec<(&'ast syn::Ident, &'ast Expr)>,
 }
 
 impl<'ast> Returns<'ast> {
     fn bind(&mut self, pat: &'ast syn::Pat, value: &'ast Expr) {
-        struct Names<'n>(&'n mut Vec<String>);
-        impl<'ast> Visit<'ast> for Names<'_> {
+        struct Names<'n, 'ast>(&'n mut Vec<(&'ast syn::Ident, &'ast Expr)>, &'ast Expr);
+        impl<'ast> Visit<'ast> for Names<'_, 'ast> {
             fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-                self.0.push(pat.ident.to_string());
+                self.0.push((&pat.ident, self.1));
                 syn::visit::visit_pat_ident(self, pat);
             }
         }
-        let mut names = Vec::new();
-        Names(&mut names).visit_pat(pat);
-        self.locals
-            .extend(names.into_iter().map(|name| (name, value)));
+        Names(&mut self.locals, value).visit_pat(pat);
     }
 }
 
@@ -166,9 +163,9 @@ impl<'ast> Visit<'ast> for Returns<'ast> {
 
 /// The calls whose values a returned value is, as they were made.
 struct Made<'a, 'ast> {
-    locals: &'a [(String, &'ast Expr)],
+    locals: &'a [(&'ast syn::Ident, &'ast Expr)],
     /// The local names already followed.
-    followed: Vec<&'a str>,
+    followed: Vec<&'ast syn::Ident>,
     out: &'a mut Vec<Range<usize>>,
 }
 
@@ -223,14 +220,14 @@ impl<'a, 'ast> Made<'a, 'ast> {
                 }
             }
             Expr::Path(path) if path.qself.is_none() => {
-                let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+                let Some(name) = path.path.get_ident() else {
                     return;
                 };
-                if self.followed.contains(&name.as_str()) {
+                if self.followed.contains(&name) {
                     return;
                 }
                 let locals = self.locals;
-                for (local, value) in locals.iter().filter(|(local, _)| *local == name) {
+                for &(local, value) in locals.iter().filter(|(local, _)| *local == name) {
                     self.followed.push(local);
                     self.calls(value);
                 }
