@@ -8,7 +8,7 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
-use crate::analysis::Event;
+use crate::analysis::{Event, How};
 use crate::python::checker::Checker;
 use compact_str::CompactString;
 
@@ -20,8 +20,8 @@ pub(crate) struct Loop {
     pub(crate) keyword: Range<usize>,
     /// What the loop assigns, its targets included.
     pub(crate) assigned: FxHashSet<CompactString>,
-    /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): their
-    /// transfers cannot be hoisted.
+    /// Receivers moved by more than one call in the loop (`m.cpu()` then `m.to(d)`): a
+    /// module's transfers cannot be hoisted.
     pub(crate) moved_twice: FxHashSet<String>,
     /// The dict items the loop stores into (`samples["x"] = ...`), as `samples["x"]`.
     pub(crate) stored: FxHashSet<String>,
@@ -124,9 +124,13 @@ impl<'a> Checker<'a, '_> {
             other => root(other),
         }
         .unwrap_or_default();
+        // A tensor made or moved here is left where it is by `.cpu()` and `.cuda()`, which
+        // return copies: moved twice, it is still the same tensor (a module moves itself).
+        let tensor = (self.function.flow.facts.get(receiver_name.as_str()))
+            .is_some_and(|fact| fact.how != How::Named);
         if frame.assigned.contains(receiver_name.as_str())
             || frame.assigned.contains(receiver_root)
-            || frame.moved_twice.contains(&receiver_name)
+            || (frame.moved_twice.contains(&receiver_name) && !tensor)
             || frame.stored.contains(&receiver_name)
             || (frame.changed.iter()).any(|changed| {
                 receiver_name == *changed
