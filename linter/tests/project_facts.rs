@@ -594,3 +594,44 @@ fn a_type_made_from_an_opened_gpu_alone_is_a_device_its_makers_choose() {
         ]
     );
 }
+
+/// A class that imports module-level functions into its body adopts them as methods: in each,
+/// `self` is an instance of that class, and `self.choose_device()` calls the chooser the class
+/// imported from yet another module.
+#[test]
+fn functions_a_class_body_imports_are_its_methods() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "gen/__init__.py",
+                "class Generator:\n    from .actions.choose import choose_device\n    \
+                 from .actions.render import render\n",
+            ),
+            (
+                "gen/actions/choose.py",
+                "import torch\n\n\ndef choose_device(self, options):\n    \
+                 if options.cpu_only:\n        return \"cpu\"\n    \
+                 if torch.cuda.is_available():\n        return \"cuda\"\n    return \"cpu\"\n",
+            ),
+            (
+                "gen/actions/render.py",
+                "import torch\n\n\ndef render(self, options, seed):\n    \
+                 device = self.choose_device(options)\n    \
+                 return torch.Generator(device=\"cpu\" if device == \"mps\" else device)\n",
+            ),
+        ],
+    );
+    let lines = warnings(&dir);
+    assert_eq!(
+        lines,
+        [
+            "gen/actions/choose.py:8:16: warning[implicit_device]: `\"cuda\"` uses whatever \
+             device is current",
+            "gen/actions/render.py:5:14: warning[implicit_device]: \
+             `self.choose_device(options)` uses whatever device is current",
+        ],
+        "{lines:?}"
+    );
+}

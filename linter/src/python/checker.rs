@@ -58,6 +58,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         qualname: Vec::new(),
         class_body: None,
         module: cx.module.clone(),
+        rooted: cx.rooted.clone(),
         configured: cx.entry_points,
         bound_fallbacks: FxHashSet::default(),
         file_pending: FxHashMap::default(),
@@ -74,6 +75,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         device_modules: Vec::new(),
         asks_driver: Vec::new(),
         instances: Vec::new(),
+        adopted: Vec::new(),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -98,6 +100,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         device_modules: std::mem::take(&mut checker.device_modules),
         asks_driver: std::mem::take(&mut checker.asks_driver),
         instances: std::mem::take(&mut checker.instances),
+        adopted: std::mem::take(&mut checker.adopted),
     };
     Checked {
         events: Ok(checker.events),
@@ -116,6 +119,9 @@ pub(crate) struct FnState {
     /// The class of the method being walked, which `self.f()` and `cls.f()` call into; a
     /// function nested in a method still sees its `self`.
     pub(crate) method_of: Option<String>,
+    /// The class of another module that adopts the module-level function being walked as its
+    /// method, by an import in its body (its dotted path): what `self` is there.
+    pub(crate) adopted_by: Option<String>,
     pub(crate) flow: Flow,
     pub(crate) loops: Vec<Loop>,
     /// Inside a branch that an availability check chose: the check, where it is, and where the
@@ -154,6 +160,8 @@ pub(crate) struct Checker<'a, 't> {
     /// The class whose body is being walked, as a dotted path below the module.
     pub(crate) class_body: Option<String>,
     pub(crate) module: String,
+    /// The module's names from the project's import roots ([`PyContext::rooted`]).
+    pub(crate) rooted: Vec<String>,
     pub(crate) configured: &'a [String],
     /// Where the availability checks of choices bound to names start.
     pub(crate) bound_fallbacks: FxHashSet<usize>,
@@ -193,6 +201,8 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) asks_driver: Vec<String>,
     /// [`Summary::instances`].
     pub(crate) instances: Vec<(String, String)>,
+    /// [`Summary::adopted`].
+    pub(crate) adopted: Vec<(String, String)>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,
@@ -223,6 +233,10 @@ impl<'a> Checker<'a, '_> {
                     .as_ref()
                     .is_some_and(|class| self.entries.classes.contains(class.as_str())),
             method_of: owner.clone().or_else(|| self.function.method_of.clone()),
+            adopted_by: match owner.is_none() && self.qualname.len() == 1 {
+                true => self.adopter(def),
+                false => self.function.adopted_by.clone(),
+            },
             from_caller: def
                 .parameters
                 .iter()
@@ -390,6 +404,7 @@ impl Checker<'_, '_> {
                 }
                 self.qualname.push(class.name.to_string());
                 let saved = self.class_body.replace(self.qualname.join("."));
+                self.note_adopted(&class.body);
                 for stmt in &class.body {
                     self.visit_stmt(stmt);
                 }
@@ -563,14 +578,7 @@ impl Checker<'_, '_> {
                 if !has_else {
                     outcomes.push(before);
                 }
-                for (pending, file_pending) in outcomes {
-                    for (name, held) in pending {
-                        self.function.flow.pending.entry(name).or_insert(held);
-                    }
-                    for (name, held) in file_pending {
-                        self.merge_held(name, held);
-                    }
-                }
+                self.merge_outcomes(outcomes);
                 self.forget_facts_assigned_in(stmt);
                 self.function.checked_branch = saved_check;
                 self.branched_on(&branch.test);
@@ -591,7 +599,36 @@ impl Checker<'_, '_> {
                 self.scoped -= usize::from(guard);
                 self.forget_facts_assigned_in(stmt);
             }
-            Stmt::Try(_) | Stmt::Match(_) => {
+            // The body (and its `else`) and each handler are branches: a handler starts from
+            // what held before the `try` (`device = torch.device("cpu")` in `except:` does not
+            // undo the body's choice, which stands when nothing was raised).
+            Stmt::Try(block) => {
+                let before = (
+                    self.function.flow.pending.clone(),
+                    self.file_pending.clone(),
+                );
+                for stmt in block.body.iter().chain(&block.orelse) {
+                    self.visit_stmt(stmt);
+                }
+                let mut outcomes = vec![(
+                    std::mem::take(&mut self.function.flow.pending),
+                    std::mem::take(&mut self.file_pending),
+                )];
+                for handler in &block.handlers {
+                    (self.function.flow.pending, self.file_pending) = before.clone();
+                    self.visit_except_handler(handler);
+                    outcomes.push((
+                        std::mem::take(&mut self.function.flow.pending),
+                        std::mem::take(&mut self.file_pending),
+                    ));
+                }
+                self.merge_outcomes(outcomes);
+                for stmt in &block.finalbody {
+                    self.visit_stmt(stmt);
+                }
+                self.forget_facts_assigned_in(stmt);
+            }
+            Stmt::Match(_) => {
                 visitor::walk_stmt(self, stmt);
                 // Facts that a branch changed are unknown after it.
                 self.forget_facts_assigned_in(stmt);
@@ -611,6 +648,22 @@ impl Checker<'_, '_> {
                 self.assign(std::slice::from_ref(&*aug.target), &sum);
             }
             _ => visitor::walk_stmt(self, stmt),
+        }
+    }
+
+    /// What the names hold after branches, from what each branch left (its pending device
+    /// strings, the function's and the file's): the first branch's binding of a name stays.
+    fn merge_outcomes(
+        &mut self,
+        outcomes: Vec<(FxHashMap<String, HeldDevice>, FxHashMap<String, HeldDevice>)>,
+    ) {
+        for (pending, file_pending) in outcomes {
+            for (name, held) in pending {
+                self.function.flow.pending.entry(name).or_insert(held);
+            }
+            for (name, held) in file_pending {
+                self.merge_held(name, held);
+            }
         }
     }
 

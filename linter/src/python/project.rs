@@ -52,6 +52,10 @@ pub struct Summary {
     /// Settings()`): the name's dotted path and the callee's, so that `settings.DEVICE`
     /// elsewhere names the class's `DEVICE` (a property that chooses a device).
     pub instances: Vec<(String, String)>,
+    /// Its classes' members bound by an import in the class body (`class Generator: from
+    /// .actions.choose_device import choose_device`): the member's dotted path and the
+    /// function's, which becomes the class's method (its first parameter is the instance).
+    pub adopted: Vec<(String, String)>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -84,6 +88,8 @@ pub struct Asked {
     pub(crate) device_modules: FxHashSet<String>,
     /// Paths asked whether they name a function that asks the GPU driver something.
     pub(crate) asks_driver: FxHashSet<String>,
+    /// Module-level functions asked which class adopts them as a method.
+    pub(crate) adopted: FxHashSet<String>,
 }
 
 /// Notes that a file asked the project about `path` (once, without copying a path already
@@ -126,6 +132,11 @@ pub struct Project {
     /// Module-level names → the class (or function) whose call they hold
     /// ([`Summary::instances`]).
     instances: FxHashMap<String, String>,
+    /// Class members bound by an import in the class body → the function imported
+    /// ([`Summary::adopted`]).
+    members: FxHashMap<String, String>,
+    /// Functions a class adopts as methods → that class (the first by path, when several do).
+    adopters: FxHashMap<String, String>,
     /// The last part of every path above and every name a module's imports bind: a name
     /// outside it is re-exported by no module, so that a module's glob imports need not be
     /// followed for it.
@@ -223,6 +234,12 @@ impl Project {
         self.names(path, |path| self.choosers.contains(path))
     }
 
+    /// The class that adopts the module-level function `path` as its method, by an import in
+    /// its body: what the function's `self` is.
+    pub fn adopter(&self, path: &str) -> Option<&str> {
+        self.adopters.get(path).map(String::as_str)
+    }
+
     /// Whether `path` names a function that asks the GPU driver something, through re-exports.
     pub fn asks_driver(&self, path: &str) -> bool {
         self.names(path, |path| self.asks_driver.contains(path))
@@ -294,6 +311,10 @@ impl Project {
         // What a module's name is bound to: its import of it, or else the same name in each
         // module it imports every name of (`from .devices import *`).
         let next = |path: &str| -> Vec<String> {
+            // A class's member that its body imports.
+            if let Some(function) = self.members.get(path) {
+                return vec![function.clone()];
+            }
             let Some((module, name)) = path.rsplit_once('.') else {
                 return Vec::new();
             };
@@ -376,6 +397,9 @@ impl Project {
                 .collect(),
             asks_driver: (asked.asks_driver.iter())
                 .map(|path| self.asks_driver(path))
+                .collect(),
+            adopted: (asked.adopted.iter())
+                .map(|path| self.adopter(path).map(str::to_owned))
                 .collect(),
         }
     }
@@ -520,6 +544,17 @@ fn defined(files: &[ModuleFile]) -> Project {
                 project.instances.insert(name, callee.clone());
             }
         }
+        for (member, function) in &file.summary.adopted {
+            for member in names(member) {
+                if let Some((class, _)) = member.rsplit_once('.') {
+                    let adopter = project.adopters.entry(function.clone()).or_default();
+                    if adopter.is_empty() || class < adopter.as_str() {
+                        *adopter = class.to_owned();
+                    }
+                }
+                project.members.insert(member, function.clone());
+            }
+        }
         for path in &file.summary.launched {
             if let Some((module, function)) = path.rsplit_once('.') {
                 let functions = project.launched.entry(module.to_owned()).or_default();
@@ -543,7 +578,8 @@ fn defined(files: &[ModuleFile]) -> Project {
         .chain(&project.asks_driver)
         .chain(project.device_modules.keys())
         .chain(project.device_params.keys())
-        .chain(project.instances.keys());
+        .chain(project.instances.keys())
+        .chain(project.members.keys());
     let lasts: Vec<CompactString> = paths
         .map(|path| {
             path.rsplit_once('.')
@@ -574,4 +610,5 @@ pub struct Answers {
     launched_in: Vec<Vec<String>>,
     device_modules: Vec<Option<String>>,
     asks_driver: Vec<bool>,
+    adopted: Vec<Option<String>>,
 }

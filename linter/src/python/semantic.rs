@@ -3,7 +3,7 @@
 //! to a library's dotted path through them, and the small readings of syntax every analysis
 //! shares (a literal string or integer, a dotted name, the names an assignment binds).
 
-use compact_str::CompactString;
+use compact_str::{CompactString, format_compact};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
@@ -592,7 +592,8 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
 }
 
 /// The bare names a function's body hands where a device goes: `set_device(n)`,
-/// `torch.device(kind, n)`, `.cuda(n)`, `device=n`, `f"cuda:{n}"`.
+/// `torch.device(kind, n)`, `.cuda(n)`, `device=n`, `f"cuda:{n}"`, `"cuda:" + str(n)`,
+/// `"cuda:{}".format(n)`, `"cuda:%d" % n`.
 fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
     struct Placing(FxHashSet<String>);
     impl Placing {
@@ -612,7 +613,9 @@ fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
                         _ => {}
                     }
                     self.name(call.arguments.find_keyword("device").map(|k| &k.value));
+                    self.name(gpu_index_in(expr));
                 }
+                Expr::BinOp(_) => self.name(gpu_index_in(expr)),
                 Expr::FString(fstring) => {
                     let mut literal = String::new();
                     for element in fstring.value.elements() {
@@ -637,6 +640,35 @@ fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
     let mut placing = Placing(FxHashSet::default());
     placing.visit_body(body);
     placing.0
+}
+
+/// The GPU index a device string is built with, other than by an f-string: `"cuda:" +
+/// str(n)`, `"cuda:{}".format(n)`, `"cuda:%d" % n` (`n`, without its `str(...)`).
+pub(crate) fn gpu_index_in(expr: &Expr) -> Option<&Expr> {
+    let gpu_string = |expr: &Expr| string(expr).is_some_and(|text| text.starts_with("cuda:"));
+    let index = match expr {
+        Expr::BinOp(op)
+            if matches!(op.op, ast::Operator::Add | ast::Operator::Mod) && gpu_string(&op.left) =>
+        {
+            &*op.right
+        }
+        Expr::Call(call)
+            if matches!(&*call.func, Expr::Attribute(method)
+                if method.attr.as_str() == "format" && gpu_string(&method.value)) =>
+        {
+            call.arguments.args.first()?
+        }
+        _ => return None,
+    };
+    match index {
+        Expr::Call(call)
+            if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
+                && call.arguments.len() == 1 =>
+        {
+            call.arguments.args.first()
+        }
+        other => Some(other),
+    }
 }
 
 /// The names an expression reads.
@@ -795,12 +827,47 @@ impl<'a> Checker<'a, '_> {
         if !matches!(receiver.id.as_str(), "self" | "cls") || self.module.is_empty() {
             return None;
         }
-        let class = self.function.method_of.as_deref()?;
-        Some(compact_str::format_compact!(
-            "{}.{class}.{}",
-            self.module,
-            attribute.attr.as_str()
-        ))
+        let method = attribute.attr.as_str();
+        match (&self.function.method_of, &self.function.adopted_by) {
+            (Some(class), _) => Some(format_compact!("{}.{class}.{method}", self.module)),
+            (None, Some(class)) => Some(format_compact!("{class}.{method}")),
+            (None, None) => None,
+        }
+    }
+
+    /// The class of another module that adopts `def`, a module-level function whose first
+    /// parameter is `self`, as its method (an import in the class's body), asked of the project
+    /// by each of the function's names.
+    pub(crate) fn adopter(&self, def: &ast::StmtFunctionDef) -> Option<String> {
+        let first = def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args)
+            .next()?;
+        if first.parameter.name.as_str() != "self" || self.module.is_empty() {
+            return None;
+        }
+        std::iter::once(&self.module)
+            .chain(&self.rooted)
+            .find_map(|module| {
+                let path = format!("{module}.{}", def.name.as_str());
+                let adopter = self.project.adopter(&path).map(str::to_owned);
+                self.asked.borrow_mut().adopted.insert(path);
+                adopter
+            })
+    }
+
+    /// The members a class's body binds by imports ([`Summary::adopted`]).
+    pub(crate) fn note_adopted(&mut self, body: &[Stmt]) {
+        if self.module.is_empty() {
+            return;
+        }
+        let class = self.qualname.join(".");
+        for (name, function) in Scope::imports_of(body, &self.package) {
+            let member = format!("{}.{class}.{name}", self.module);
+            self.adopted.push((member, function.to_string()));
+        }
     }
 
     pub(crate) fn item(&self, path: &str) -> Option<&'a Entry> {

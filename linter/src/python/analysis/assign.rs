@@ -30,12 +30,19 @@ impl Checker<'_, '_> {
                         self.set_env(variable.to_owned(), range(target));
                     }
                 }
-                // `kwargs["device_map"] = {"": get_current_device()}`: as `device_map = {...}`.
+                // `kwargs["device_map"] = {"": get_current_device()}`: as `device_map = {...}`;
+                // `kwargs["device_map"] = get_current_device()`: as `device_map=` of the call
+                // the keyword arguments are for.
                 Expr::Subscript(subscript)
-                    if string(&subscript.slice).is_some_and(|key| key.ends_with("device_map")) =>
+                    if let Some(key) = string(&subscript.slice)
+                        && key.ends_with("device_map") =>
                 {
-                    if let Expr::Dict(map) = value {
-                        self.device_map(map);
+                    match value {
+                        Expr::Dict(map) => self.device_map(map),
+                        _ => {
+                            let shown = |ordinal| format!("[\"{key}\"] = {ordinal}");
+                            self.device_argument(value, shown);
+                        }
                     }
                 }
                 // `device_map["vision_model"] = 0`: that module's device.

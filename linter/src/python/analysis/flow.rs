@@ -14,7 +14,7 @@ use crate::api::Entry;
 use crate::python::analysis::calls::Tensor;
 use crate::python::analysis::device_values::defaulted_ordinal;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
+use crate::python::semantic::{dotted, gpu_index_in, integer, keyed, last_name, range, string};
 
 /// What one function (or the module's top level) has shown so far.
 #[derive(Debug, Default)]
@@ -248,20 +248,27 @@ impl<'a> Checker<'a, '_> {
                 .is_some_and(|kind| self.pending_of(kind).is_some())
     }
 
-    /// The first name an f-string interpolates that holds a device string.
+    /// The first name holding a device string that a string built from it interpolates
+    /// (`f"cuda:{gpu_id}"`, `"cuda:" + str(gpu_id)`, `"cuda:{}".format(gpu_id)`, `"cuda:%d" %
+    /// gpu_id`), or that a branch of a conditional is or builds (`"cpu" if device == "mps" else
+    /// device`, `"cuda:" + str(gpu_id) if gpu else "cpu"`).
     pub(crate) fn pending_name_in(&self, expr: &Expr) -> Option<String> {
-        let Expr::FString(f) = expr else {
-            return None;
-        };
-        f.value.elements().find_map(|element| {
-            let ast::InterpolatedStringElement::Interpolation(field) = element else {
-                return None;
-            };
-            let name = dotted(&field.expression)?;
+        let held = |expr: &Expr| {
+            let name = dotted(expr)?;
             (self.function.flow.pending.contains_key(&name)
                 || self.file_pending.contains_key(&name))
             .then_some(name)
-        })
+        };
+        match expr {
+            Expr::FString(f) => f.value.elements().find_map(|element| match element {
+                ast::InterpolatedStringElement::Interpolation(field) => held(&field.expression),
+                ast::InterpolatedStringElement::Literal(_) => None,
+            }),
+            Expr::If(choice) => [&choice.body, &choice.orelse]
+                .into_iter()
+                .find_map(|branch| held(branch).or_else(|| self.pending_name_in(branch))),
+            other => gpu_index_in(other).and_then(held),
+        }
     }
 
     /// Walks what a device built to be kept is made of, but not the device itself, which is
