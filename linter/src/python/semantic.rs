@@ -77,6 +77,9 @@ impl Scope {
             }
         }
         scope.collect(body, package, walrus);
+        for (name, module) in lazy_imports(body) {
+            scope.bind(name, Binding::Import(module.into()));
+        }
         scope
     }
 
@@ -640,6 +643,68 @@ fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
     let mut placing = Placing(FxHashSet::default());
     placing.visit_body(body);
     placing.0
+}
+
+/// Names bound to an instance of a lazy import's proxy (`torch = _LazyImportTorch()`, whose
+/// class's `__getattr__` or `__getattribute__` imports the module and returns `getattr(torch,
+/// name)`): each name is the module.
+fn lazy_imports(body: &[Stmt]) -> Vec<(&str, &str)> {
+    // The module each proxy class of the body imports and hands its attributes from.
+    fn proxy(class: &ast::StmtClassDef) -> Option<(&str, &str)> {
+        class.body.iter().find_map(|stmt| {
+            let Stmt::FunctionDef(def) = stmt else {
+                return None;
+            };
+            if !matches!(def.name.as_str(), "__getattr__" | "__getattribute__") {
+                return None;
+            }
+            let module = def.body.iter().find_map(|stmt| match stmt {
+                Stmt::Import(import) if import.names.len() == 1 => {
+                    let alias = &import.names[0];
+                    Some(alias.asname.as_ref().unwrap_or(&alias.name).as_str())
+                }
+                _ => None,
+            })?;
+            let hands_on = def.body.iter().any(|stmt| {
+                matches!(stmt, Stmt::Return(ast::StmtReturn { value: Some(value), .. })
+                    if matches!(&**value, Expr::Call(call)
+                        if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
+                            && matches!(call.arguments.args.first(),
+                                Some(Expr::Name(m)) if m.id.as_str() == module)))
+            });
+            hands_on.then_some((class.name.as_str(), module))
+        })
+    }
+    let proxies: Vec<(&str, &str)> = body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::ClassDef(class) => proxy(class),
+            _ => None,
+        })
+        .collect();
+    if proxies.is_empty() {
+        return Vec::new();
+    }
+    body.iter()
+        .filter_map(|stmt| {
+            let Stmt::Assign(assign) = stmt else {
+                return None;
+            };
+            let [Expr::Name(name)] = &*assign.targets else {
+                return None;
+            };
+            let Expr::Call(call) = &*assign.value else {
+                return None;
+            };
+            let Expr::Name(class) = &*call.func else {
+                return None;
+            };
+            let (_, module) = proxies
+                .iter()
+                .find(|(proxy, _)| *proxy == class.id.as_str())?;
+            Some((name.id.as_str(), *module))
+        })
+        .collect()
 }
 
 /// The GPU index a device string is built with, other than by an f-string: `"cuda:" +

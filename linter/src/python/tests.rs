@@ -73,6 +73,25 @@ def e():
 }
 
 #[test]
+fn a_lazy_import_proxy_is_the_module_it_imports() {
+    let source = "\
+class _LazyTorch:
+    @staticmethod
+    def __getattribute__(name):
+        import torch
+        return getattr(torch, name)
+
+
+torch = _LazyTorch()
+
+
+def pin():
+    torch.cuda.set_device(1)
+";
+    assert_eq!(findings(source), ["stray_set_device:12"]);
+}
+
+#[test]
 fn the_projects_own_names_hide_the_librarys() {
     let source = "\
 from torch.cuda import set_device

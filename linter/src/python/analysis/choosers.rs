@@ -116,15 +116,17 @@ impl<'a> Checker<'a, '_> {
 
     /// `device = torch.device(device)` after `device = "cuda"`, then `return device`: a device
     /// built from what the function chose, handed to its callers, is reported where it was
-    /// written.
+    /// written; so is a device string, by a function named for the device it gives (as
+    /// [`Checker::report_returned_literal`] reports one returned as it is written).
     fn report_returned_held(&mut self, value: &Expr) {
         let Some(name) = dotted(value) else {
             return;
         };
+        let named = self.qualname.last().is_some_and(|name| says_device(name));
         let Some(held) = self.function.flow.pending.get_mut(&name) else {
             return;
         };
-        if !held.built || !held.written || held.reported {
+        if !(held.built || named) || !held.written || held.reported {
             return;
         }
         held.reported = true;

@@ -78,6 +78,7 @@ impl Checker<'_, '_> {
             {
                 current()
             }
+            value if self.current_type(value) => current(),
             Expr::Call(call)
                 if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "getattr")
                     && call.arguments.args.len() == 3 =>
@@ -132,6 +133,17 @@ impl Checker<'_, '_> {
                 .find_map(|value| self.device_literal(value)),
             _ => None,
         }
+    }
+
+    /// `torch.accelerator.current_accelerator().type`: the type of the current device
+    /// (`"cuda"`), which is the current device where a device goes.
+    pub(crate) fn current_type(&self, value: &Expr) -> bool {
+        matches!(value, Expr::Attribute(attribute)
+        if attribute.attr.as_str() == "type"
+            && matches!(&*attribute.value, Expr::Call(call)
+                if self.resolve(&call.func).is_some_and(|path| {
+                    self.api.names.current_device_values.contains(path.as_str())
+                })))
     }
 
     /// Whether `value` calls a device chooser of the project that is left the choice.

@@ -548,7 +548,10 @@ impl<'a> Checker<'a, '_> {
         let escapes = file
             && name.contains('.')
             && says_device(name)
-            && (matches!(value, Expr::Call(_)) || built_from_held || self.built_device(value));
+            && (matches!(value, Expr::Call(_))
+                || built_from_held
+                || self.built_device(value)
+                || self.current_type(value));
         // A new value replaces what the name held, wherever it was kept; an attribute set in
         // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)
         // may hold either. What an attribute held for other modules is reported before it goes.
