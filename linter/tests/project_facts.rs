@@ -635,3 +635,63 @@ fn functions_a_class_body_imports_are_its_methods() {
         "{lines:?}"
     );
 }
+
+/// A project's own device enum, opened by a function that matches on it (`Device::Cuda(n) =>
+/// new_cuda(n)`): the GPU a variant names where the function is called (`Device::Cuda(0)`), a
+/// choice by availability between its variants, and the calls of that choice.
+#[test]
+fn gpus_named_by_a_projects_own_device_enum_are_followed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"pipe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\ncandle-core = \"0.9\"\n",
+            ),
+            ("src/lib.rs", "pub mod config;\npub mod pipeline;\n"),
+            (
+                "src/config.rs",
+                "use candle_core::Device as CandleDevice;\n\n\
+                 pub enum Device {\n    Cpu,\n    Cuda(usize),\n    Metal(usize),\n}\n\n\
+                 pub struct Config {\n    pub device: CandleDevice,\n}\n\n\
+                 impl Config {\n    pub fn autodetect() -> Self {\n        \
+                 if candle_core::utils::cuda_is_available() {\n            \
+                 Self::new(Device::Cuda(0))\n        \
+                 } else if candle_core::utils::metal_is_available() {\n            \
+                 Self::new(Device::Metal(0))\n        } else {\n            \
+                 Self::new(Device::Cpu)\n        }\n    }\n\n    \
+                 pub fn new(device: Device) -> Self {\n        let device = match device {\n            \
+                 Device::Cpu => CandleDevice::Cpu,\n            \
+                 Device::Cuda(n) => CandleDevice::new_cuda(n).unwrap(),\n            \
+                 Device::Metal(n) => CandleDevice::new_metal(n).unwrap(),\n        };\n        \
+                 Self { device }\n    }\n}\n",
+            ),
+            (
+                "src/pipeline.rs",
+                "use crate::config::Config;\n\npub fn start() -> Config {\n    Config::autodetect()\n}\n",
+            ),
+        ],
+    );
+    let lines: Vec<String> = lint(&dir, &["-W", "silent_cpu_fallback"])
+        .lines()
+        .filter(|line| line.contains("warning["))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "src/config.rs:16:13: warning[implicit_device]: `if cuda_is_available() { new(..) } \
+             else { Cpu }` chooses the device implicitly",
+            "src/config.rs:16:13: warning[silent_cpu_fallback]: `if cuda_is_available() { \
+             new(..) } else { Cpu }` may quietly return the CPU, and nothing checks",
+            // Metal's device 0 is the Mac's one GPU.
+            "src/config.rs:16:36: warning[hardcoded_device]: hard-coded GPU ordinal `0` in \
+             `Self::new`",
+            "src/pipeline.rs:4:5: warning[implicit_device]: `Config::autodetect` chooses the \
+             device for its caller",
+        ],
+        "{lines:?}"
+    );
+}

@@ -19,7 +19,8 @@ use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{
-    device_string, idents, last_name, literal_usize, pattern_names, peel, range, shown, variable,
+    device_string, device_variant, idents, last_name, literal_usize, pattern_names, peel, range,
+    shown, variable,
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
@@ -214,10 +215,17 @@ impl<'a> Checker<'_, 'a> {
         args: &Punctuated<Expr, Token![,]>,
     ) {
         let (literal_ordinal, ordinal_from) = match &entry.role {
-            Role::ExplicitDevice { ordinal, .. } => {
+            Role::ExplicitDevice { ordinal, gpu } => {
                 let arg = args.iter().nth(*ordinal);
+                // A project's function that opens the GPU a variant of its parameter names
+                // (`DeviceConfig::new(Device::Cuda(0))`): the field of a variant named for
+                // the kind of GPU it opens (not `Device::Metal(0)` of one that opens CUDA's).
+                let field = |arg: &Expr| {
+                    let (kind, field) = device_variant(arg, gpu).filter(|_| !entry.builtin)?;
+                    kind.then(|| literal_usize(field))?
+                };
                 (
-                    arg.and_then(literal_usize),
+                    arg.and_then(|arg| literal_usize(arg).or_else(|| field(arg))),
                     arg.and_then(variable).filter(|name| name != "self"),
                 )
             }
@@ -383,7 +391,7 @@ impl<'a> Checker<'_, 'a> {
             if let Some((_, guard)) = &arm.guard {
                 self.visit_expr(guard);
             }
-            let outer = self.analyses.on_arm(arm);
+            let outer = self.analyses.on_arm(&expr.expr, arm);
             self.visit_expr(&arm.body);
             self.analyses.after_arm(outer);
             self.sem.scopes.pop();

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::api::Role;
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{range, shown};
+use crate::rust::resolve::semantic::syntax::{device_variant, range, shown};
 
 /// A hand-written "best available" device.
 #[derive(Debug)]
@@ -219,6 +219,16 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
             let Role::ExplicitDevice { ordinal, gpu } = &entry.role else {
                 return None;
             };
+            // A project's function that opens the GPU a variant of its parameter names, given
+            // a variant of another kind (`DeviceConfig::new(Device::Metal(0))` of one that opens
+            // CUDA's GPUs too).
+            let other_kind = !entry.builtin
+                && (call.args.iter().nth(*ordinal))
+                    .and_then(|arg| device_variant(arg, gpu))
+                    .is_some_and(|(kind, _)| !kind);
+            if other_kind {
+                return None;
+            }
             // Metal's device 0 is the Mac's one GPU (as `hardcoded_device` says): opening it,
             // or the CPU without it, chooses no GPU among others.
             let default_metal = gpu == "metal"
@@ -273,6 +283,16 @@ fn cpu_value(sem: &Semantic<'_, '_>, expr: &Expr) -> Option<String> {
                 return cpu_value(sem, call.args.first()?);
             }
             let (_, entry) = sem.known_path(&func.path)?;
+            // A project's function that opens the device a variant of its parameter names,
+            // given the CPU's (`DeviceConfig::new(Device::Cpu)`): that variant.
+            if let Role::ExplicitDevice { ordinal, .. } = &entry.role
+                && !entry.builtin
+                && let Some(Expr::Path(variant)) = call.args.iter().nth(*ordinal)
+                && (variant.path.segments.last())
+                    .is_some_and(|last| last.ident.to_string().eq_ignore_ascii_case("cpu"))
+            {
+                return Some(shown(&variant.path));
+            }
             (entry.role == Role::CpuDevice).then(|| format!("{}()", shown(&func.path)))
         }
         Expr::Tuple(tuple) => tuple.elems.iter().find_map(|elem| cpu_value(sem, elem)),

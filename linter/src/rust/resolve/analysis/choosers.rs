@@ -18,7 +18,7 @@ use super::FnInfo;
 use crate::analysis::{ApiUse, says_device};
 use crate::api::{Chooser, Role};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{idents, range};
+use crate::rust::resolve::semantic::syntax::{idents, range, variable};
 
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct State {
@@ -45,6 +45,10 @@ pub(in crate::rust::resolve) struct State {
     /// Inside the arms of a `match` on one of them (`match preference { Auto =>
     /// Self::auto(), .. }`): a chooser called there makes the choice its caller asked for.
     pub(super) dispatching: usize,
+    /// Names bound by the pattern of the arm being walked, of a `match` on one of the
+    /// function's parameters (`match device { Device::Cuda(n) => new_cuda(n) }`): each with
+    /// that parameter, whose value names the GPU the function opens.
+    variant_fields: Vec<(String, String)>,
 }
 
 /// A function that may open the GPU its caller names.
@@ -87,7 +91,35 @@ impl State {
                 })
                 .collect(),
             dispatching: 0,
+            variant_fields: Vec::new(),
         }
+    }
+
+    /// An arm of a `match` on `scrutinee`, before its body: when the scrutinee is a parameter
+    /// of an opener and the arm's pattern a variant with one field (`Device::Cuda(n)`), `n`
+    /// holds what the caller passed there. Returns how many names to forget after the arm.
+    pub(super) fn enter_arm(&mut self, scrutinee: &Expr, arm: &syn::Arm) -> usize {
+        let Some(opener) = &self.opener else {
+            return 0;
+        };
+        let Some(param) = variable(scrutinee)
+            .filter(|name| opener.params.iter().any(|p| p.as_deref() == Some(name)))
+        else {
+            return 0;
+        };
+        let syn::Pat::TupleStruct(variant) = &arm.pat else {
+            return 0;
+        };
+        let [syn::Pat::Ident(field)] = variant.elems.iter().collect::<Vec<_>>()[..] else {
+            return 0;
+        };
+        self.variant_fields.push((field.ident.to_string(), param));
+        1
+    }
+
+    pub(super) fn leave_arm(&mut self, bound: usize) {
+        let kept = self.variant_fields.len().saturating_sub(bound);
+        self.variant_fields.truncate(kept);
     }
 
     /// The function's body: the calls whose values it returns, when what it returns is no
@@ -494,17 +526,23 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> A
     // A GPU opened from a parameter (`Device::new_cuda(rank)`): the function opens the GPU its
     // caller names there.
     let opens = match (&use_.entry.role, &use_.ordinal_from, &state.opener) {
-        (Role::ExplicitDevice { gpu, .. }, Some(name), Some(opener)) => opener
-            .params
-            .iter()
-            .position(|param| param.as_deref() == Some(name.as_str()))
-            .map(|at| Chooser {
-                path: opener.path.clone(),
-                krate: opener.krate,
-                returns: opener.returns.clone(),
-                unless_given: Vec::new(),
-                opens: Some((at, gpu.clone())),
-            }),
+        (Role::ExplicitDevice { gpu, .. }, Some(name), Some(opener)) => {
+            // The parameter itself, or the one whose variant's field it is.
+            let name = (state.variant_fields.iter().rev())
+                .find(|(field, _)| field == name)
+                .map_or(name, |(_, param)| param);
+            opener
+                .params
+                .iter()
+                .position(|param| param.as_deref() == Some(name.as_str()))
+                .map(|at| Chooser {
+                    path: opener.path.clone(),
+                    krate: opener.krate,
+                    returns: opener.returns.clone(),
+                    unless_given: Vec::new(),
+                    opens: Some((at, gpu.clone())),
+                })
+        }
         _ => None,
     };
     // What a function that returns no device type returns as a choice made it.

@@ -345,13 +345,18 @@ impl Analyses {
         self.function.choosers.dispatching -= usize::from(dispatched);
     }
 
-    /// A match arm, before its body is walked; returns what to restore after it.
-    pub(super) fn on_arm(&mut self, arm: &syn::Arm) -> bool {
-        defaults::on_arm(&mut self.function.defaults, arm)
+    /// An arm of a `match` on `scrutinee`, before its body is walked; returns what to restore
+    /// after it.
+    pub(super) fn on_arm(&mut self, scrutinee: &Expr, arm: &syn::Arm) -> (bool, usize) {
+        (
+            defaults::on_arm(&mut self.function.defaults, arm),
+            self.function.choosers.enter_arm(scrutinee, arm),
+        )
     }
 
-    pub(super) fn after_arm(&mut self, outer: bool) {
+    pub(super) fn after_arm(&mut self, (outer, bound): (bool, usize)) {
         self.function.defaults.in_default_arm = outer;
+        self.function.choosers.leave_arm(bound);
     }
 
     pub(super) fn on_loop_enter(

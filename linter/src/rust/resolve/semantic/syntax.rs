@@ -73,6 +73,23 @@ pub(in crate::rust::resolve) fn variable(expr: &Expr) -> Option<String> {
     }
 }
 
+/// A variant with one field, as a project's own device enum writes a GPU (`Device::Cuda(0)`):
+/// whether its name says the kind of GPU `gpu` (`cuda`), and its field.
+pub(in crate::rust::resolve) fn device_variant<'e>(
+    expr: &'e Expr,
+    gpu: &str,
+) -> Option<(bool, &'e Expr)> {
+    let Expr::Call(variant) = expr else {
+        return None;
+    };
+    let (Expr::Path(name), [field]) = (&*variant.func, &*variant.args.iter().collect::<Vec<_>>())
+    else {
+        return None;
+    };
+    let kind = name.path.segments.last()?.ident.to_string();
+    Some((kind.to_ascii_lowercase().contains(gpu), *field))
+}
+
 /// An integer literal (through parentheses and casts): its value and span.
 pub(in crate::rust::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Range<usize>)> {
     match expr {
