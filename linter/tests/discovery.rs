@@ -387,6 +387,36 @@ fn a_module_only_a_program_declares_is_part_of_the_program() {
 }
 
 #[test]
+fn a_programs_constants_are_its_own_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                &(package("tool") + "[dependencies]\ntch = \"0.17\"\n"),
+            ),
+            (
+                "src/main.rs",
+                "mod setup;\nconst DEVICE: tch::Device = tch::Device::Cuda(0);\n\
+                 fn main() { let _ = (DEVICE, setup::GPU); }\n",
+            ),
+            (
+                "src/setup.rs",
+                "pub(crate) const GPU: tch::Device = tch::Device::Cuda(1);\n",
+            ),
+            // The library's constant chooses for every caller.
+            (
+                "src/lib.rs",
+                "pub const GPU: tch::Device = tch::Device::Cuda(1);\n",
+            ),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(places(&output), ["src/lib.rs:1:48"], "{}", stdout(&output));
+}
+
+#[test]
 fn re_exports_are_followed_across_the_workspace_crates() {
     let dir = tempfile::tempdir().unwrap();
     write_files(

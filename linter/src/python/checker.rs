@@ -23,6 +23,7 @@ use ruff_text_size::Ranged;
 use crate::analysis::Event;
 use crate::analysis::says_device;
 use crate::api::{Api, Role};
+use crate::python::analysis::device_params::device_params;
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
     fallback::said,
@@ -30,8 +31,8 @@ use crate::python::analysis::{
     loops::Loop,
 };
 use crate::python::semantic::{
-    Scope, Walrus, assigned_names, collect_names, device_params, dotted, imported_modules, integer,
-    last_name, package_of, range, root, string,
+    Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, last_name,
+    package_of, range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 use crate::source::FileRole;
@@ -142,6 +143,8 @@ pub(crate) struct FnState {
     /// Whether it returns a parameter itself, or a device built from one (`return device`,
     /// `return torch.device(device)`): a conversion that hands back the device it was given.
     pub(crate) forwards: bool,
+    /// The name of its `**kwargs` parameter, if it has one.
+    pub(crate) keywords: Option<CompactString>,
 }
 
 pub(crate) struct Checker<'a, 't> {
@@ -243,6 +246,7 @@ impl<'a> Checker<'a, '_> {
                 .map(|parameter| parameter.name().as_str().into())
                 .collect(),
             device_params: self.own_device_params(def),
+            keywords: (def.parameters.kwarg.as_ref()).map(|kwarg| kwarg.name.as_str().into()),
             ..FnState::default()
         };
         // Defaults are evaluated where the function is defined, in the flow around it, as the

@@ -11,7 +11,6 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
-use crate::analysis::says_gpu_index;
 use crate::api::Entry;
 use crate::python::PyContext;
 use crate::python::checker::Checker;
@@ -527,124 +526,6 @@ pub(crate) fn peel_not(expr: &Expr) -> &Expr {
     }
 }
 
-/// The module's functions that take a device positionally (`def generate(model, params,
-/// device)`), its classes' methods that do (`self.load(path, device)`), and its classes whose
-/// constructor does (`ModelRunner(config, rank)` for `def
-/// __init__(self, config, rank)` that calls `torch.cuda.set_device(rank)`): each as
-/// `module.function` or `module.Class` with the parameter's place among a call's positional
-/// arguments, and whether the function looks at it (false here; the checker marks it as it
-/// walks the function). A parameter is a device by its name (`device`, `dev`, `..._device`, a
-/// GPU's index such as `local_rank`) or by its use in the body: where a device goes
-/// (`set_device(rank)`, `torch.device("cuda", rank)`, `.cuda(rank)`, `device=rank`,
-/// `f"cuda:{rank}"`).
-pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(String, usize, bool)> {
-    let mut found = Vec::new();
-    if module.is_empty() {
-        return found;
-    }
-    // Module-level functions, and each class's methods (`__init__` as the class, called to
-    // construct one), whose receiver a call does not pass.
-    let functions = body.iter().flat_map(|stmt| match stmt {
-        Stmt::FunctionDef(def) => vec![(def, format!("{module}.{}", def.name), 0)],
-        Stmt::ClassDef(class) => (class.body.iter())
-            .filter_map(|stmt| match stmt {
-                Stmt::FunctionDef(def) => {
-                    let path = match def.name.as_str() {
-                        "__init__" => format!("{module}.{}", class.name),
-                        name => format!("{module}.{}.{name}", class.name),
-                    };
-                    let bound = !def
-                        .decorator_list
-                        .iter()
-                        .any(|decorator| last_name(&decorator.expression) == "staticmethod");
-                    Some((def, path, usize::from(bound)))
-                }
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    });
-    for (def, path, skip) in functions {
-        let positional = def
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&def.parameters.args);
-        // Only a body that names a device at all can place with a parameter: most are not
-        // walked again.
-        let source = text
-            .get(usize::from(def.start())..usize::from(def.end()))
-            .unwrap_or("");
-        let mut used: Option<FxHashSet<String>> =
-            (!source.contains("cuda") && !source.contains("device")).then(FxHashSet::default);
-        for (at, parameter) in positional.enumerate().skip(skip) {
-            let name = parameter.parameter.name.as_str();
-            let by_name = matches!(name, "device" | "dev")
-                || name.ends_with("_device")
-                || says_gpu_index(name);
-            let mut by_use = || {
-                used.get_or_insert_with(|| names_placing(&def.body))
-                    .contains(name)
-            };
-            if by_name || by_use() {
-                found.push((path.clone(), at - skip, false));
-            }
-        }
-    }
-    found
-}
-
-/// The bare names a function's body hands where a device goes: `set_device(n)`,
-/// `torch.device(kind, n)`, `.cuda(n)`, `device=n`, `f"cuda:{n}"`, `"cuda:" + str(n)`,
-/// `"cuda:{}".format(n)`, `"cuda:%d" % n`.
-fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
-    struct Placing(FxHashSet<String>);
-    impl Placing {
-        fn name(&mut self, expr: Option<&Expr>) {
-            if let Some(Expr::Name(name)) = expr {
-                self.0.insert(name.id.to_string());
-            }
-        }
-    }
-    impl<'a> Visitor<'a> for Placing {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            match expr {
-                Expr::Call(call) => {
-                    match last_name(&call.func) {
-                        "set_device" | "cuda" => self.name(call.arguments.args.first()),
-                        "device" => self.name(call.arguments.find_argument_value("index", 1)),
-                        _ => {}
-                    }
-                    self.name(call.arguments.find_keyword("device").map(|k| &k.value));
-                    self.name(gpu_index_in(expr));
-                }
-                Expr::BinOp(_) => self.name(gpu_index_in(expr)),
-                Expr::FString(fstring) => {
-                    let mut literal = String::new();
-                    for element in fstring.value.elements() {
-                        match element {
-                            ast::InterpolatedStringElement::Literal(text) => {
-                                literal.push_str(text);
-                            }
-                            ast::InterpolatedStringElement::Interpolation(value) => {
-                                if literal.ends_with("cuda:") {
-                                    self.name(Some(&value.expression));
-                                }
-                                literal.clear();
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-            visitor::walk_expr(self, expr);
-        }
-    }
-    let mut placing = Placing(FxHashSet::default());
-    placing.visit_body(body);
-    placing.0
-}
-
 /// Names bound to an instance of a lazy import's proxy (`torch = _LazyImportTorch()`, whose
 /// class's `__getattr__` or `__getattribute__` imports the module and returns `getattr(torch,
 /// name)`): each name is the module.
@@ -705,35 +586,6 @@ fn lazy_imports(body: &[Stmt]) -> Vec<(&str, &str)> {
             Some((name.id.as_str(), *module))
         })
         .collect()
-}
-
-/// The GPU index a device string is built with, other than by an f-string: `"cuda:" +
-/// str(n)`, `"cuda:{}".format(n)`, `"cuda:%d" % n` (`n`, without its `str(...)`).
-pub(crate) fn gpu_index_in(expr: &Expr) -> Option<&Expr> {
-    let gpu_string = |expr: &Expr| string(expr).is_some_and(|text| text.starts_with("cuda:"));
-    let index = match expr {
-        Expr::BinOp(op)
-            if matches!(op.op, ast::Operator::Add | ast::Operator::Mod) && gpu_string(&op.left) =>
-        {
-            &*op.right
-        }
-        Expr::Call(call)
-            if matches!(&*call.func, Expr::Attribute(method)
-                if method.attr.as_str() == "format" && gpu_string(&method.value)) =>
-        {
-            call.arguments.args.first()?
-        }
-        _ => return None,
-    };
-    match index {
-        Expr::Call(call)
-            if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "str")
-                && call.arguments.len() == 1 =>
-        {
-            call.arguments.args.first()
-        }
-        other => Some(other),
-    }
 }
 
 /// The names an expression reads.

@@ -50,7 +50,12 @@ impl<'a> Checker<'a, '_> {
                     && keyword != "map_location"
                     && dotted(value).is_some_and(|name| !says_device(&name))
             });
-            literal || flag
+            // The function's own `**kwargs` handed on: for its callers who pass no device
+            // there, the chooser chooses, as a parameter's default would.
+            let forwarded = keyword.is_none()
+                && matches!(value, Expr::Name(name)
+                    if self.function.keywords.as_deref() == Some(name.id.as_str()));
+            literal || flag || forwarded
         })
     }
 
@@ -308,7 +313,8 @@ impl<'a> Checker<'a, '_> {
         let Expr::Call(call) = value else {
             return;
         };
-        let Some(path) = self.resolve(&call.func) else {
+        // A function, or a method of the class (`self._device_and_workers(**kwargs)`).
+        let Some(path) = (self.resolve(&call.func)).or_else(|| self.own_method(&call.func)) else {
             return;
         };
         if !self.lets_choose(&path, call) {

@@ -86,14 +86,7 @@ impl Checker<'_, '_> {
                 self.device_literal(&call.arguments.args[2])
             }
             // `kwargs.get("device", "cuda")`, `options.pop("onload_device", "cuda")`.
-            Expr::Call(call)
-                if matches!(&*call.func, Expr::Attribute(method)
-                    if matches!(method.attr.as_str(), "get" | "pop" | "setdefault"))
-                    && call.arguments.args.len() == 2
-                    && string(&call.arguments.args[0]).is_some_and(says_device) =>
-            {
-                self.device_literal(&call.arguments.args[1])
-            }
+            Expr::Call(call) if device_lookup(call) => self.device_literal(&call.arguments.args[1]),
             // `self.device` of a property of the class that returns a device it chose (`@property
             // def device(self): return "cuda"`): a chooser's call written as an attribute; also
             // of a module's instance of such a class (`settings.TORCH_DEVICE`).
@@ -220,6 +213,15 @@ impl Checker<'_, '_> {
         let last = last_name(expr).to_ascii_lowercase();
         (last.contains("device") || last == "dev") && !last.contains("type")
     }
+}
+
+/// A lookup of a device by a key that says so, with a default (`kwargs.get("device",
+/// "cuda")`, `options.pop("onload_device", default_device)`).
+pub(crate) fn device_lookup(call: &ast::ExprCall) -> bool {
+    matches!(&*call.func, Expr::Attribute(method)
+        if matches!(method.attr.as_str(), "get" | "pop" | "setdefault"))
+        && call.arguments.args.len() == 2
+        && string(&call.arguments.args[0]).is_some_and(says_device)
 }
 
 /// The GPU index a lookup falls back to (`kwargs.get("device_id", 0)`): GPU 0 for callers who

@@ -12,9 +12,10 @@ use ruff_python_ast::{self as ast, Expr};
 use crate::analysis::{ApiUse, Event, Fact, How, says_device, says_gpu_index};
 use crate::api::Entry;
 use crate::python::analysis::calls::Tensor;
-use crate::python::analysis::device_values::defaulted_ordinal;
+use crate::python::analysis::device_params::gpu_index_in;
+use crate::python::analysis::device_values::{defaulted_ordinal, device_lookup};
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, gpu_index_in, integer, keyed, last_name, range, string};
+use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
 
 /// What one function (or the module's top level) has shown so far.
 #[derive(Debug, Default)]
@@ -539,6 +540,9 @@ impl<'a> Checker<'a, '_> {
                     None => call.arguments.find_argument_value("type", 0),
                 }
             }
+            // `kwargs.get("device", default_device)`: what the default held, for callers who
+            // pass no device.
+            Expr::Call(call) if device_lookup(call) => call.arguments.args.get(1),
             other => Some(other),
         };
         let held = from.and_then(|from| self.pending_of(from)).cloned();

@@ -55,9 +55,11 @@ impl State {
 }
 
 impl State {
+    /// Outside functions (a `const`'s value): in a program's files, the program's choice as
+    /// its functions are.
     pub(in crate::rust::resolve) fn at_file_level(file: &FileState) -> State {
         State {
-            in_entry: file.entry_region,
+            in_entry: file.entry_region || file.startup,
             at_load: false,
             library_thread: false,
         }

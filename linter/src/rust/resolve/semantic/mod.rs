@@ -399,11 +399,16 @@ impl<'c, 'a> Semantic<'c, 'a> {
         self.uses_burn().then_some((path, entry))
     }
 
-    /// `B::Device::default()` or `<B as Backend>::Device::default()` on a generic backend.
+    /// `B::Device::default()` or `<B as Backend>::Device::default()` on a generic backend, and
+    /// `<MyBackend as Backend>::Device::default()` on any (a project's alias of one:
+    /// `type MyBackend = Autodiff<Wgpu>`).
     pub(super) fn burn_generic_default(&self, path: &syn::ExprPath) -> Option<(String, &'a Entry)> {
         let generic_head = match &path.qself {
             Some(qself) => {
-                matches!(&*qself.ty, Type::Path(p) if matches!(self.resolve(&p.path), Resolution::Generic { .. }))
+                let backend_trait = (path.path.segments.iter().take(qself.position).last())
+                    .is_some_and(|name| name.ident.to_string().ends_with("Backend"));
+                backend_trait
+                    || matches!(&*qself.ty, Type::Path(p) if matches!(self.resolve(&p.path), Resolution::Generic { .. }))
             }
             None => matches!(self.resolve(&path.path), Resolution::Generic { .. }),
         };
