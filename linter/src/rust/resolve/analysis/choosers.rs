@@ -47,8 +47,8 @@ pub(in crate::rust::resolve) struct State {
     pub(super) dispatching: usize,
     /// Names bound by the pattern of the arm being walked, of a `match` on one of the
     /// function's parameters (`match device { Device::Cuda(n) => new_cuda(n) }`): each with
-    /// that parameter, whose value names the GPU the function opens.
-    variant_fields: Vec<(String, String)>,
+    /// that parameter and the variant's name, which says what kind of GPU its field numbers.
+    variant_fields: Vec<(String, String, String)>,
 }
 
 /// A function that may open the GPU its caller names.
@@ -113,7 +113,12 @@ impl State {
         let [syn::Pat::Ident(field)] = variant.elems.iter().collect::<Vec<_>>()[..] else {
             return 0;
         };
-        self.variant_fields.push((field.ident.to_string(), param));
+        let Some(kind) = variant.path.segments.last() else {
+            return 0;
+        };
+        let kind = kind.ident.to_string().to_ascii_lowercase();
+        self.variant_fields
+            .push((field.ident.to_string(), param, kind));
         1
     }
 
@@ -527,21 +532,22 @@ pub(super) fn on_api_use<'a>(state: &State, use_: ApiUse<'a>, place: Place) -> A
     // caller names there.
     let opens = match (&use_.entry.role, &use_.ordinal_from, &state.opener) {
         (Role::ExplicitDevice { gpu, .. }, Some(name), Some(opener)) => {
-            // The parameter itself, or the one whose variant's field it is.
-            let name = (state.variant_fields.iter().rev())
-                .find(|(field, _)| field == name)
-                .map_or(name, |(_, param)| param);
-            opener
-                .params
-                .iter()
-                .position(|param| param.as_deref() == Some(name.as_str()))
-                .map(|at| Chooser {
-                    path: opener.path.clone(),
-                    krate: opener.krate,
-                    returns: opener.returns.clone(),
-                    unless_given: Vec::new(),
-                    opens: Some((at, gpu.clone())),
-                })
+            // The parameter itself, or the one whose variant, named for the kind of GPU opened
+            // (`Device::Cuda(n)` for `new_cuda(n)`), has it as its field.
+            let name = match (state.variant_fields.iter().rev()).find(|(field, ..)| field == name) {
+                Some((_, param, kind)) => kind.contains(gpu.as_str()).then_some(param),
+                None => Some(name),
+            };
+            name.and_then(|name| {
+                (opener.params.iter()).position(|param| param.as_deref() == Some(name.as_str()))
+            })
+            .map(|at| Chooser {
+                path: opener.path.clone(),
+                krate: opener.krate,
+                returns: opener.returns.clone(),
+                unless_given: Vec::new(),
+                opens: Some((at, gpu.clone())),
+            })
         }
         _ => None,
     };
