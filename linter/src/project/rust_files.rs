@@ -141,11 +141,21 @@ pub(super) fn relint_callers(
     choosers: &HashMap<Chooser, String>,
 ) -> Vec<(FileKey, Option<LintedFile>, ChooserLabels)> {
     // The names of each crate's choosers: a file is linted again when it mentions one of a
-    // crate it can name (a name as common as `device` or `new` is only looked for there).
+    // crate it can name (a name as common as `device` is only looked for there). A type's
+    // associated function is called through its type (`CudaDevice::new(0)`, `Self::new(0)` in
+    // its `impl`), so the type's name is what a caller mentions: `new` and `from` are in most
+    // files.
     let mut names: HashMap<CrateId, NameSet> = HashMap::new();
     for chooser in choosers.keys() {
-        let name = chooser.path.rsplit("::").next().unwrap_or_default();
-        names.entry(chooser.krate).or_default().insert(name);
+        let mut segments = chooser.path.rsplit("::");
+        let name = segments.next().unwrap_or_default();
+        let owner = segments
+            .next()
+            .filter(|owner| owner.starts_with(char::is_uppercase));
+        names
+            .entry(chooser.krate)
+            .or_default()
+            .insert(owner.unwrap_or(name));
     }
     let nameable = |unit: &FileUnit| -> Vec<&NameSet> {
         match (unit.role, unit.crate_id) {
