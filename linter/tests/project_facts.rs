@@ -20,11 +20,7 @@ fn mixed_tree(rust_allow: &str, python_allow: &str) -> tempfile::TempDir {
     write_files(
         dir.path(),
         &[
-            (
-                "Cargo.toml",
-                "[package]\nname = \"mixed\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\ncandle-core = \"0.9\"\n",
-            ),
+            ("Cargo.toml", &candle_package("mixed")),
             ("src/lib.rs", &lib),
             (
                 "src/model.rs",
@@ -43,9 +39,17 @@ fn mixed_tree(rust_allow: &str, python_allow: &str) -> tempfile::TempDir {
     dir
 }
 
-/// The warning lines of a run over `dir` in the short format.
-fn warnings(dir: &tempfile::TempDir) -> Vec<String> {
-    lint(dir, &[])
+/// A package's manifest that depends on candle.
+fn candle_package(name: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\ncandle-core = \"0.9\"\n"
+    )
+}
+
+/// The warning lines of a run over `dir` in the short format, with `args`.
+fn warnings(dir: &tempfile::TempDir, args: &[&str]) -> Vec<String> {
+    lint(dir, args)
         .lines()
         .filter(|line| line.contains("warning["))
         .map(str::to_owned)
@@ -165,7 +169,7 @@ fn devices_passed_positionally_to_project_functions_are_followed() {
             ),
         ],
     );
-    let lines = warnings(&dir);
+    let lines = warnings(&dir, &[]);
     assert_eq!(
         lines,
         ["pkg/b.py:5:25: warning[hardcoded_device]: hard-coded GPU ordinal `1` in `\"cuda:1\"`"],
@@ -196,7 +200,7 @@ fn gpus_and_driver_questions_are_followed_into_other_modules() {
             ),
         ],
     );
-    let lines = warnings(&dir);
+    let lines = warnings(&dir, &[]);
     assert_eq!(
         lines,
         [
@@ -246,7 +250,7 @@ fn devices_kept_in_module_variables_are_followed_into_their_importers() {
             ),
         ],
     );
-    let lines = warnings(&dir);
+    let lines = warnings(&dir, &[]);
     assert_eq!(
         lines,
         [
@@ -284,7 +288,7 @@ fn properties_of_module_instances_are_followed_into_their_importers() {
             ),
         ],
     );
-    let lines = warnings(&dir);
+    let lines = warnings(&dir, &[]);
     assert_eq!(
         lines,
         [
@@ -322,7 +326,7 @@ fn choosers_brought_in_by_a_glob_import_are_followed() {
             ),
         ],
     );
-    let lines = warnings(&dir);
+    let lines = warnings(&dir, &[]);
     assert_eq!(
         lines,
         ["pkg/model.py:5:17: warning[implicit_device]: `best()` uses whatever device is current"],
@@ -367,7 +371,7 @@ fn a_test_module_file_calls_choosers_as_tests_do() {
             ),
         ],
     );
-    let found: Vec<String> = warnings(&dir)
+    let found: Vec<String> = warnings(&dir, &[])
         .iter()
         .map(|line| {
             line.split(": warning")
@@ -411,7 +415,7 @@ fn members_of_types_defined_in_other_files_type_what_holds_them() {
             ),
         ],
     );
-    let found: Vec<String> = warnings(&dir)
+    let found: Vec<String> = warnings(&dir, &[])
         .iter()
         .map(|line| line.split(": `").next().unwrap_or_default().to_owned())
         .collect();
@@ -448,7 +452,7 @@ fn a_chooser_that_returns_nothing_of_its_callers_chooses_whatever_they_pass() {
             ),
         ],
     );
-    let found: Vec<String> = warnings(&dir)
+    let found: Vec<String> = warnings(&dir, &[])
         .iter()
         .filter(|line| line.starts_with("pkg/model.py"))
         .map(|line| line.split(": `").next().unwrap_or_default().to_owned())
@@ -482,7 +486,7 @@ fn relative_imports_in_namespace_packages_start_from_the_import_root() {
             ("app.py", "import vendored.modules.encoder\n"),
         ],
     );
-    let found = warnings(&dir);
+    let found = warnings(&dir, &[]);
     assert!(
         found
             .iter()
@@ -501,11 +505,7 @@ fn fallbacks_around_a_project_chooser_are_fallbacks() {
     write_files(
         dir.path(),
         &[
-            (
-                "Cargo.toml",
-                "[package]\nname = \"pick\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\ncandle-core = \"0.9\"\n",
-            ),
+            ("Cargo.toml", &candle_package("pick")),
             (
                 "src/lib.rs",
                 "use candle_core::Device;\n\n\
@@ -623,7 +623,7 @@ fn functions_a_class_body_imports_are_its_methods() {
             ),
         ],
     );
-    let lines = warnings(&dir);
+    let lines = warnings(&dir, &[]);
     assert_eq!(
         lines,
         [
@@ -645,11 +645,7 @@ fn gpus_named_by_a_projects_own_device_enum_are_followed() {
     write_files(
         dir.path(),
         &[
-            (
-                "Cargo.toml",
-                "[package]\nname = \"pipe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\ncandle-core = \"0.9\"\n",
-            ),
+            ("Cargo.toml", &candle_package("pipe")),
             ("src/lib.rs", "pub mod config;\npub mod pipeline;\n"),
             (
                 "src/config.rs",
@@ -674,11 +670,7 @@ fn gpus_named_by_a_projects_own_device_enum_are_followed() {
             ),
         ],
     );
-    let lines: Vec<String> = lint(&dir, &["-W", "silent_cpu_fallback"])
-        .lines()
-        .filter(|line| line.contains("warning["))
-        .map(str::to_owned)
-        .collect();
+    let lines = warnings(&dir, &["-W", "silent_cpu_fallback"]);
     assert_eq!(
         lines,
         [
