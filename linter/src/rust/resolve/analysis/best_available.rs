@@ -91,17 +91,10 @@ pub(in crate::rust::resolve) fn in_method_call(
     call: &syn::ExprMethodCall,
 ) -> Option<Written> {
     let method = call.method.to_string();
-    if !matches!(
-        method.as_str(),
-        "unwrap_or" | "unwrap_or_else" | "or" | "or_else"
-    ) {
-        return None;
-    }
-    let fallback = match call.args.first()? {
-        Expr::Closure(closure) => &*closure.body,
-        other => other,
-    };
-    let (gpu, cpu) = (gpu_value(sem, &call.receiver)?, cpu_value(sem, fallback)?);
+    let (gpu, cpu) = (
+        gpu_value(sem, &call.receiver)?,
+        falls_to_cpu(sem, fallback_of(call)?)?,
+    );
     Some(Written {
         span: range(gpu.span()),
         shown: format!("{}(..).{method}({cpu})", shown(gpu)),
@@ -416,7 +409,27 @@ fn block_value(block: &syn::Block) -> Option<&Expr> {
 fn falls_to_cpu(sem: &Semantic<'_, '_>, otherwise: &Expr) -> Option<String> {
     match otherwise {
         Expr::If(branch) => falls_to_cpu(sem, &branch.else_branch.as_ref()?.1),
+        // `Device::new_metal(0).unwrap_or(Device::Cpu)`: another GPU, or else the CPU.
+        Expr::MethodCall(call) if fallback_of(call).is_some() => {
+            falls_to_cpu(sem, fallback_of(call)?)
+        }
         other => cpu_value(sem, other),
+    }
+}
+
+/// What `x.unwrap_or(..)`, `.unwrap_or_else(|| ..)`, `.or(..)` or `.or_else(|| ..)` falls back
+/// to.
+fn fallback_of(call: &syn::ExprMethodCall) -> Option<&Expr> {
+    let method = call.method.to_string();
+    if !matches!(
+        method.as_str(),
+        "unwrap_or" | "unwrap_or_else" | "or" | "or_else"
+    ) {
+        return None;
+    }
+    match call.args.first()? {
+        Expr::Closure(closure) => Some(&closure.body),
+        other => Some(other),
     }
 }
 
