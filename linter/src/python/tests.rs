@@ -73,6 +73,32 @@ def e():
 }
 
 #[test]
+fn what_a_library_function_calls_is_shared_though_the_main_guard_calls_it_too() {
+    let source = "\
+import torch
+
+
+def to_otf(psf):
+    return torch.zeros(4).type_as(psf)
+
+
+def deblur(img, psf):
+    return img * to_otf(psf)
+
+
+def demo():
+    return torch.zeros(4).type_as(torch.ones(4).cuda())
+
+
+if __name__ == '__main__':
+    print(to_otf(torch.ones(4)))
+    demo()
+";
+    // `demo` is the program's alone; `to_otf` is `deblur`'s too.
+    assert_eq!(findings(source), ["implicit_device:5"]);
+}
+
+#[test]
 fn a_lazy_import_proxy_is_the_module_it_imports() {
     let source = "\
 class _LazyTorch:

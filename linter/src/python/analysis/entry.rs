@@ -315,7 +315,13 @@ impl EntryPoints {
         // it reaches starts a program here, unless a launcher or the configuration names it (a
         // class that an installed command's function makes, and other modules make too, stays
         // library code).
+        // What a launcher, the configuration or pytest names starts a program wherever else it
+        // is called from.
+        let mut started: FxHashSet<String> = FxHashSet::default();
         while let Some((name, shared_by)) = pending.pop() {
+            if shared_by.is_none() {
+                started.insert(name.clone());
+            }
             if found.functions.contains(&name) || found.classes.contains(&name) {
                 continue;
             }
@@ -338,6 +344,30 @@ impl EntryPoints {
                 true => found.functions.insert(name),
                 false => found.classes.insert(name),
             };
+        }
+        // What the module's other functions reach is shared code: a function the main guard
+        // demonstrates (`print(p2o(psf, shape))`) that a library function of the module also
+        // calls is no more the program's than that function is.
+        let mut shared: Vec<String> = (defs.keys().chain(classes.keys()))
+            .filter(|name| !found.functions.contains(**name) && !found.classes.contains(**name))
+            .map(|name| name.to_string())
+            .collect();
+        let mut reached: FxHashSet<String> = shared.iter().cloned().collect();
+        while let Some(name) = shared.pop() {
+            let body = match (defs.get(name.as_str()), classes.get(name.as_str())) {
+                (Some(def), _) => &def.body,
+                (None, Some(class)) => &class.body,
+                (None, None) => continue,
+            };
+            for callee in named(body) {
+                let defined =
+                    defs.contains_key(callee.as_str()) || classes.contains_key(callee.as_str());
+                if defined && !started.contains(&callee) && reached.insert(callee.clone()) {
+                    found.functions.remove(&callee);
+                    found.classes.remove(&callee);
+                    shared.push(callee);
+                }
+            }
         }
         found
     }
