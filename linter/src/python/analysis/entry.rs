@@ -309,15 +309,15 @@ impl EntryPoints {
                     .map(|name| (name.to_string(), None)),
             );
         }
+        // What a launcher, the configuration or pytest names starts a program wherever else it
+        // is called from.
+        let mut started: FxHashSet<String> = FxHashSet::default();
         // What a function of the program calls or hands on (`ray.remote(get_answers)`, `f =
         // get_answers`) is the program's too. A function or class another module imports
         // (`from dinov2.eval.knn import main`) is called from elsewhere too: neither it nor what
         // it reaches starts a program here, unless a launcher or the configuration names it (a
         // class that an installed command's function makes, and other modules make too, stays
         // library code).
-        // What a launcher, the configuration or pytest names starts a program wherever else it
-        // is called from.
-        let mut started: FxHashSet<String> = FxHashSet::default();
         while let Some((name, shared_by)) = pending.pop() {
             if shared_by.is_none() {
                 started.insert(name.clone());
