@@ -20,7 +20,7 @@ fn mixed_tree(rust_allow: &str, python_allow: &str) -> tempfile::TempDir {
     write_files(
         dir.path(),
         &[
-            ("Cargo.toml", &candle_package("mixed")),
+            ("Cargo.toml", &package("mixed", CANDLE)),
             ("src/lib.rs", &lib),
             (
                 "src/model.rs",
@@ -39,12 +39,23 @@ fn mixed_tree(rust_allow: &str, python_allow: &str) -> tempfile::TempDir {
     dir
 }
 
-/// A package's manifest that depends on candle.
-fn candle_package(name: &str) -> String {
+const CANDLE: &str = "candle-core = \"0.9\"";
+
+/// A package's manifest with one dependency (`candle-core = "0.9"`).
+fn package(name: &str, dependency: &str) -> String {
     format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-         [dependencies]\ncandle-core = \"0.9\"\n"
+         [dependencies]\n{dependency}\n"
     )
+}
+
+/// Where each warning of a run over `dir` with `args` is, and its rule
+/// (`src/lib.rs:4:25: warning[implicit_device]`).
+fn rules_found(dir: &tempfile::TempDir, args: &[&str]) -> Vec<String> {
+    warnings(dir, args)
+        .iter()
+        .map(|line| format!("{}]", line.split(']').next().unwrap_or_default()))
+        .collect()
 }
 
 /// The warning lines of a run over `dir` in the short format, with `args`.
@@ -346,11 +357,7 @@ fn a_test_module_file_calls_choosers_as_tests_do() {
                 "Cargo.toml",
                 "[workspace]\nmembers = [\"pick\", \"render\"]\nresolver = \"2\"\n",
             ),
-            (
-                "pick/Cargo.toml",
-                "[package]\nname = \"pick\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\nburn = \"0.16\"\n",
-            ),
+            ("pick/Cargo.toml", &package("pick", "burn = \"0.16\"")),
             (
                 "pick/src/lib.rs",
                 "use burn::backend::wgpu::WgpuDevice;\n\npub fn test_device() -> WgpuDevice {\n    \
@@ -358,8 +365,7 @@ fn a_test_module_file_calls_choosers_as_tests_do() {
             ),
             (
                 "render/Cargo.toml",
-                "[package]\nname = \"render\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\npick = { path = \"../pick\" }\n",
+                &package("render", "pick = { path = \"../pick\" }"),
             ),
             (
                 "render/src/lib.rs",
@@ -389,11 +395,7 @@ fn members_of_types_defined_in_other_files_type_what_holds_them() {
     write_files(
         dir.path(),
         &[
-            (
-                "Cargo.toml",
-                "[package]\nname = \"pool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\ncudarc = \"0.19\"\n",
-            ),
+            ("Cargo.toml", &package("pool", "cudarc = \"0.19\"")),
             ("src/lib.rs", "pub mod devices;\npub mod worker;\n"),
             (
                 "src/devices.rs",
@@ -505,7 +507,7 @@ fn fallbacks_around_a_project_chooser_are_fallbacks() {
     write_files(
         dir.path(),
         &[
-            ("Cargo.toml", &candle_package("pick")),
+            ("Cargo.toml", &package("pick", CANDLE)),
             (
                 "src/lib.rs",
                 "use candle_core::Device;\n\n\
@@ -520,11 +522,7 @@ fn fallbacks_around_a_project_chooser_are_fallbacks() {
             ),
         ],
     );
-    let found: Vec<String> = lint(&dir, &["-W", "silent_cpu_fallback"])
-        .lines()
-        .filter(|line| line.contains("warning["))
-        .map(|line| format!("{}]", line.split(']').next().unwrap_or_default()))
-        .collect();
+    let found = rules_found(&dir, &["-W", "silent_cpu_fallback"]);
     assert_eq!(
         found,
         [
@@ -547,11 +545,7 @@ fn a_type_made_from_an_opened_gpu_alone_is_a_device_its_makers_choose() {
     write_files(
         dir.path(),
         &[
-            (
-                "Cargo.toml",
-                "[package]\nname = \"dev\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\ncudarc = \"0.19\"\n",
-            ),
+            ("Cargo.toml", &package("dev", "cudarc = \"0.19\"")),
             (
                 "src/lib.rs",
                 "use std::sync::Arc;\n\nuse cudarc::driver::CudaDevice;\n\n\
@@ -580,11 +574,7 @@ fn a_type_made_from_an_opened_gpu_alone_is_a_device_its_makers_choose() {
             ),
         ],
     );
-    let found: Vec<String> = lint(&dir, &[])
-        .lines()
-        .filter(|line| line.contains("warning["))
-        .map(|line| format!("{}]", line.split(']').next().unwrap_or_default()))
-        .collect();
+    let found = rules_found(&dir, &[]);
     assert_eq!(
         found,
         [
@@ -645,7 +635,7 @@ fn gpus_named_by_a_projects_own_device_enum_are_followed() {
     write_files(
         dir.path(),
         &[
-            ("Cargo.toml", &candle_package("pipe")),
+            ("Cargo.toml", &package("pipe", CANDLE)),
             ("src/lib.rs", "pub mod config;\npub mod pipeline;\n"),
             (
                 "src/config.rs",

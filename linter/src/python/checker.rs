@@ -111,6 +111,9 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
     }
 }
 
+/// The device strings names hold: the function's pending ones and the file's.
+type Held = (FxHashMap<String, HeldDevice>, FxHashMap<String, HeldDevice>);
+
 /// The state of the function being walked, saved and restored as one value when the walk
 /// enters and leaves a function.
 #[derive(Debug, Default)]
@@ -549,10 +552,7 @@ impl Checker<'_, '_> {
                     }
                     None => self.function.checked_branch.clone(),
                 };
-                let before = (
-                    self.function.flow.pending.clone(),
-                    self.file_pending.clone(),
-                );
+                let before = self.held();
                 let has_else = branch.elif_else_clauses.iter().any(|c| c.test.is_none());
                 let mut outcomes = Vec::new();
                 let bodies = std::iter::once((None, &branch.body)).chain(
@@ -564,7 +564,7 @@ impl Checker<'_, '_> {
                 // `if i == 0:` of the loop's counter runs in one iteration.
                 let first_only = self.first_iteration(&branch.test);
                 for (at, (test, body)) in bodies.enumerate() {
-                    (self.function.flow.pending, self.file_pending) = before.clone();
+                    self.restore_held(before.clone());
                     if let Some(test) = test {
                         self.visit_expr(test);
                     }
@@ -574,10 +574,7 @@ impl Checker<'_, '_> {
                         self.visit_stmt(stmt);
                     }
                     self.once_in_loop(once, -1);
-                    outcomes.push((
-                        std::mem::take(&mut self.function.flow.pending),
-                        std::mem::take(&mut self.file_pending),
-                    ));
+                    outcomes.push(self.take_held());
                 }
                 if !has_else {
                     outcomes.push(before);
@@ -607,26 +604,19 @@ impl Checker<'_, '_> {
             // what held before the `try` (`device = torch.device("cpu")` in `except:` does not
             // undo the body's choice, which stands when nothing was raised).
             Stmt::Try(block) => {
-                let before = (
-                    self.function.flow.pending.clone(),
-                    self.file_pending.clone(),
-                );
+                let before = (!block.handlers.is_empty()).then(|| self.held());
                 for stmt in block.body.iter().chain(&block.orelse) {
                     self.visit_stmt(stmt);
                 }
-                let mut outcomes = vec![(
-                    std::mem::take(&mut self.function.flow.pending),
-                    std::mem::take(&mut self.file_pending),
-                )];
-                for handler in &block.handlers {
-                    (self.function.flow.pending, self.file_pending) = before.clone();
-                    self.visit_except_handler(handler);
-                    outcomes.push((
-                        std::mem::take(&mut self.function.flow.pending),
-                        std::mem::take(&mut self.file_pending),
-                    ));
+                if let Some(before) = before {
+                    let mut outcomes = vec![self.take_held()];
+                    for handler in &block.handlers {
+                        self.restore_held(before.clone());
+                        self.visit_except_handler(handler);
+                        outcomes.push(self.take_held());
+                    }
+                    self.merge_outcomes(outcomes);
                 }
-                self.merge_outcomes(outcomes);
                 for stmt in &block.finalbody {
                     self.visit_stmt(stmt);
                 }
@@ -655,12 +645,28 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// What the names hold after branches, from what each branch left (its pending device
-    /// strings, the function's and the file's): the first branch's binding of a name stays.
-    fn merge_outcomes(
-        &mut self,
-        outcomes: Vec<(FxHashMap<String, HeldDevice>, FxHashMap<String, HeldDevice>)>,
-    ) {
+    /// The device strings the names hold now: the function's and the file's.
+    fn held(&self) -> Held {
+        (
+            self.function.flow.pending.clone(),
+            self.file_pending.clone(),
+        )
+    }
+
+    fn take_held(&mut self) -> Held {
+        (
+            std::mem::take(&mut self.function.flow.pending),
+            std::mem::take(&mut self.file_pending),
+        )
+    }
+
+    fn restore_held(&mut self, held: Held) {
+        (self.function.flow.pending, self.file_pending) = held;
+    }
+
+    /// What the names hold after branches, from what each branch left ([`Checker::held`]): the
+    /// first branch's binding of a name stays.
+    fn merge_outcomes(&mut self, outcomes: Vec<Held>) {
         for (pending, file_pending) in outcomes {
             for (name, held) in pending {
                 self.function.flow.pending.entry(name).or_insert(held);

@@ -76,8 +76,11 @@ impl Scope {
             }
         }
         scope.collect(body, package, walrus);
-        for (name, module) in lazy_imports(body) {
-            scope.bind(name, Binding::Import(module.into()));
+        // A module's lazy imports (a function's body does not define the proxy's class).
+        if parameters.is_none() {
+            for (name, module) in lazy_imports(body) {
+                scope.bind(name, Binding::Import(module.into()));
+            }
         }
         scope
     }

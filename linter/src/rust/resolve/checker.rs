@@ -221,8 +221,9 @@ impl<'a> Checker<'_, 'a> {
                 // (`DeviceConfig::new(Device::Cuda(0))`): the field of a variant named for
                 // the kind of GPU it opens (not `Device::Metal(0)` of one that opens CUDA's).
                 let field = |arg: &Expr| {
-                    let (kind, field) = device_variant(arg, gpu).filter(|_| !entry.builtin)?;
-                    kind.then(|| literal_usize(field))?
+                    device_variant(arg, gpu)
+                        .filter(|(kind, _)| *kind && !entry.builtin)
+                        .and_then(|(_, field)| literal_usize(field))
                 };
                 (
                     arg.and_then(|arg| literal_usize(arg).or_else(|| field(arg))),

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::api::Role;
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{device_variant, range, shown};
+use crate::rust::resolve::semantic::syntax::{device_variant, passes_value, range, shown};
 
 /// A hand-written "best available" device.
 #[derive(Debug)]
@@ -90,14 +90,15 @@ pub(in crate::rust::resolve) fn in_method_call(
     sem: &Semantic<'_, '_>,
     call: &syn::ExprMethodCall,
 ) -> Option<Written> {
-    let method = call.method.to_string();
+    // Most method calls are no fallback: their name is looked at before anything is resolved.
+    let fallback = fallback_of(call)?;
     let (gpu, cpu) = (
         gpu_value(sem, &call.receiver)?,
-        falls_to_cpu(sem, fallback_of(call)?)?,
+        falls_to_cpu(sem, fallback)?,
     );
     Some(Written {
         span: range(gpu.span()),
-        shown: format!("{}(..).{method}({cpu})", shown(gpu)),
+        shown: format!("{}(..).{}({cpu})", shown(gpu), call.method),
         reported: false,
     })
 }
@@ -233,19 +234,7 @@ fn gpu_value<'e>(sem: &Semantic<'_, '_>, expr: &'e Expr) -> Option<&'e syn::Path
         }
         // `Device::new_cuda(0).unwrap()` in the branch an availability check chose: the GPU
         // that check found, or a panic where it lied.
-        Expr::MethodCall(call)
-            if [
-                "ok",
-                "map",
-                "map_err",
-                "context",
-                "with_context",
-                "unwrap",
-                "expect",
-            ]
-            .iter()
-            .any(|name| call.method == name) =>
-        {
+        Expr::MethodCall(call) if passes_value(&call.method) || call.method == "map" => {
             gpu_value(sem, &call.receiver)
         }
         // `(Device::Cuda(0), None)`: a device with what goes with it (a dtype).
@@ -420,11 +409,10 @@ fn falls_to_cpu(sem: &Semantic<'_, '_>, otherwise: &Expr) -> Option<String> {
 /// What `x.unwrap_or(..)`, `.unwrap_or_else(|| ..)`, `.or(..)` or `.or_else(|| ..)` falls back
 /// to.
 fn fallback_of(call: &syn::ExprMethodCall) -> Option<&Expr> {
-    let method = call.method.to_string();
-    if !matches!(
-        method.as_str(),
-        "unwrap_or" | "unwrap_or_else" | "or" | "or_else"
-    ) {
+    let fallback = ["unwrap_or", "unwrap_or_else", "or", "or_else"]
+        .iter()
+        .any(|name| call.method == name);
+    if !fallback {
         return None;
     }
     match call.args.first()? {

@@ -18,7 +18,7 @@ use super::FnInfo;
 use crate::analysis::{ApiUse, says_device};
 use crate::api::{Chooser, Role};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{idents, range, variable};
+use crate::rust::resolve::semantic::syntax::{idents, passes_value, range, variable};
 
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct State {
@@ -225,20 +225,7 @@ impl<'a, 'ast> Made<'a, 'ast> {
                     }
                 }
             },
-            Expr::MethodCall(call)
-                if [
-                    "ok",
-                    "unwrap",
-                    "expect",
-                    "context",
-                    "with_context",
-                    "map_err",
-                ]
-                .iter()
-                .any(|name| call.method == name) =>
-            {
-                self.calls(&call.receiver);
-            }
+            Expr::MethodCall(call) if passes_value(&call.method) => self.calls(&call.receiver),
             Expr::MethodCall(call) => self.out.push(range(call.method.span())),
             Expr::Try(inner) => self.calls(&inner.expr),
             Expr::Paren(inner) => self.calls(&inner.expr),

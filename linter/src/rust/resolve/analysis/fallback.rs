@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 use super::best_available;
 use crate::analysis::{ApiUse, Event};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{range, shown, variable};
+use crate::rust::resolve::semantic::syntax::{passes_value, range, shown, variable};
 
 /// A result bound and not looked at yet.
 #[derive(Debug)]
@@ -62,18 +62,10 @@ fn value_calls<'e>(expr: &'e Expr, out: &mut Vec<&'e syn::ExprCall>) {
         Expr::Group(inner) => value_calls(&inner.expr, out),
         Expr::Reference(inner) => value_calls(&inner.expr, out),
         Expr::MethodCall(call)
-            if [
-                "ok",
-                "unwrap",
-                "expect",
-                "context",
-                "with_context",
-                "unwrap_or",
-                "unwrap_or_else",
-                "unwrap_or_default",
-            ]
-            .iter()
-            .any(|name| call.method == name) =>
+            if passes_value(&call.method)
+                || ["unwrap_or", "unwrap_or_else", "unwrap_or_default"]
+                    .iter()
+                    .any(|name| call.method == name) =>
         {
             value_calls(&call.receiver, out)
         }

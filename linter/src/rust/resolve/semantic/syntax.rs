@@ -73,6 +73,22 @@ pub(in crate::rust::resolve) fn variable(expr: &Expr) -> Option<String> {
     }
 }
 
+/// Whether a method hands back its receiver's value, unwrapped or with its error converted
+/// (`.ok()`, `.unwrap()`, `.expect(..)`, `.context(..)`, `.with_context(..)`, `.map_err(..)`):
+/// what a fallible constructor made, as its caller gets it.
+pub(in crate::rust::resolve) fn passes_value(method: &syn::Ident) -> bool {
+    [
+        "ok",
+        "unwrap",
+        "expect",
+        "context",
+        "with_context",
+        "map_err",
+    ]
+    .iter()
+    .any(|name| method == name)
+}
+
 /// A variant with one field, as a project's own device enum writes a GPU (`Device::Cuda(0)`):
 /// whether its name says the kind of GPU `gpu` (`cuda`), and its field.
 pub(in crate::rust::resolve) fn device_variant<'e>(
