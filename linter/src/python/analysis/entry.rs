@@ -243,6 +243,7 @@ impl EntryPoints {
                 _ => None,
             })
             .collect();
+        let defined = |name: &str| defs.contains_key(name) || classes.contains_key(name);
         let mut found = EntryPoints::default();
         // Each function to follow, and which other modules' imports of it make it shared code:
         // for what the main guard calls, those that are no tests (a test runs the program it
@@ -259,7 +260,7 @@ impl EntryPoints {
                 // (`benchmark.run(...)` of a decorated benchmark), unless another module
                 // imports it.
                 pending.extend(
-                    named(&guard.body)
+                    named(&guard.body, defined)
                         .into_iter()
                         .map(|name| (name, Some(Importers::Code))),
                 );
@@ -292,8 +293,10 @@ impl EntryPoints {
         pending.extend(
             defs.keys()
                 .filter(|name| {
-                    let full = format!("{}.{name}", cx.module);
-                    cx.entry_points.iter().any(|entry| entry == &full)
+                    cx.entry_points.iter().any(|entry| {
+                        entry.strip_suffix(**name).and_then(|m| m.strip_suffix('.'))
+                            == Some(cx.module.as_str())
+                    })
                 })
                 .map(|name| (name.to_string(), None)),
         );
@@ -336,7 +339,7 @@ impl EntryPoints {
                 continue;
             }
             pending.extend(
-                named(body)
+                named(body, defined)
                     .into_iter()
                     .map(|reached| (reached, Some(Importers::Any))),
             );
@@ -348,6 +351,9 @@ impl EntryPoints {
         // What the module's other functions reach is shared code: a function the main guard
         // demonstrates (`print(p2o(psf, shape))`) that a library function of the module also
         // calls is no more the program's than that function is.
+        if found.functions.is_empty() && found.classes.is_empty() {
+            return found;
+        }
         let mut shared: Vec<String> = (defs.keys().chain(classes.keys()))
             .filter(|name| !found.functions.contains(**name) && !found.classes.contains(**name))
             .map(|name| name.to_string())
@@ -359,10 +365,8 @@ impl EntryPoints {
                 (None, Some(class)) => &class.body,
                 (None, None) => continue,
             };
-            for callee in named(body) {
-                let defined =
-                    defs.contains_key(callee.as_str()) || classes.contains_key(callee.as_str());
-                if defined && !started.contains(&callee) && reached.insert(callee.clone()) {
+            for callee in named(body, defined) {
+                if !started.contains(&callee) && reached.insert(callee.clone()) {
                     found.functions.remove(&callee);
                     found.classes.remove(&callee);
                     shared.push(callee);
@@ -421,20 +425,29 @@ fn module_names<'c>(cx: &'c PyContext<'_>) -> impl Iterator<Item = &'c String> {
         .filter(|module| !module.is_empty())
 }
 
-/// The names a body reads.
-pub(crate) fn named(body: &[Stmt]) -> Vec<String> {
-    struct Names(Vec<String>);
-    impl<'a> Visitor<'a> for Names {
+/// The names a body reads that `keep` keeps (the module's functions and classes): most names a
+/// body reads are its own, and are neither copied nor kept.
+fn named(body: &[Stmt], keep: impl Fn(&str) -> bool) -> Vec<String> {
+    struct Names<K> {
+        keep: K,
+        kept: Vec<String>,
+    }
+    impl<'a, K: Fn(&str) -> bool> Visitor<'a> for Names<K> {
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Name(name) = expr {
-                self.0.push(name.id.to_string());
+            if let Expr::Name(name) = expr
+                && (self.keep)(name.id.as_str())
+            {
+                self.kept.push(name.id.to_string());
             }
             visitor::walk_expr(self, expr);
         }
     }
-    let mut names = Names(Vec::new());
+    let mut names = Names {
+        keep,
+        kept: Vec::new(),
+    };
     visitor::walk_body(&mut names, body);
-    names.0
+    names.kept
 }
 
 /// The dotted path a name or attribute chain stands for through the module's imports
