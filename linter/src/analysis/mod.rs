@@ -66,6 +66,19 @@ pub enum How {
     Moved,
 }
 
+/// How a tensor came to be on the CPU where it meets model tensors, for the fix a finding
+/// suggests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MadeOnCpu {
+    /// By a factory without `device=`, or `torch.tensor` of data written out.
+    Made,
+    /// From a NumPy array (`torch.from_numpy`).
+    Converted,
+    /// A plain tensor attribute of the module (its name), which the module's `.to()` does not
+    /// move.
+    Attribute(String),
+}
+
 /// A call of one of the crate's non-public functions, by name: whether its caller had made a
 /// context current before it, and which function (if non-public itself) the caller is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -169,6 +182,20 @@ pub enum Event<'a> {
         made: Range<usize>,
         in_entry_point: bool,
         in_program: bool,
+    },
+    /// In Python model code (a method of a `torch.nn.Module` subclass), a tensor made on the
+    /// CPU meeting, in one op, a tensor that follows the model to its device.
+    UnplacedTensor {
+        /// How it was made, as written, unless too long to show.
+        shown: Option<String>,
+        /// Where it was made.
+        span: Range<usize>,
+        how: MadeOnCpu,
+        /// The op, as written, unless too long to show.
+        op: Option<String>,
+        op_span: Range<usize>,
+        /// The tensor it meets, as written.
+        other: String,
     },
     /// A `cuda_if_available` whose result nothing looks at.
     SilentFallback { shown: String, span: Range<usize> },

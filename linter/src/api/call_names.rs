@@ -18,6 +18,11 @@ pub struct CallNames {
     /// Functions that combine the tensors they are given.
     #[serde(default)]
     pub combining: FxHashSet<String>,
+    /// Functions and tensor methods, beyond `combining`, whose tensors must share a device
+    /// (`where`, `einsum`, `maximum`, the index of `index_select`): with `combining`, where a
+    /// tensor made on the CPU meets one that follows a model.
+    #[serde(default)]
+    pub meeting: FxHashSet<String>,
     /// Calls that return a device type without an index (dotted paths): the current device
     /// where a device goes, as `"cuda"` is, and a device type elsewhere.
     #[serde(default)]
@@ -64,6 +69,7 @@ impl CallNames {
             availability,
             factories,
             combining,
+            meeting,
             current_device_values,
             device_type_apis,
             queries,
@@ -79,6 +85,7 @@ impl CallNames {
         self.availability.extend(availability);
         self.factories.extend(factories);
         self.combining.extend(combining);
+        self.meeting.extend(meeting);
         self.current_device_values.extend(current_device_values);
         self.device_type_apis.extend(device_type_apis);
         self.queries.extend(queries);

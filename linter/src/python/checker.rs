@@ -21,7 +21,6 @@ use ruff_python_ast::{self as ast, Expr, Operator, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
-use crate::analysis::says_device;
 use crate::api::{Api, Role};
 use crate::python::analysis::device_params::device_params;
 use crate::python::analysis::{
@@ -29,10 +28,11 @@ use crate::python::analysis::{
     fallback::said,
     flow::{Choice, Flow, HeldDevice},
     loops::Loop,
+    model_code::ModelCode,
 };
 use crate::python::semantic::{
-    Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, last_name,
-    package_of, range, root, string,
+    Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, package_of,
+    range, root, string,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 use crate::source::FileRole;
@@ -80,6 +80,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
+        model: ModelCode::new(cx.role),
     };
     for stmt in &module.body {
         checker.visit_stmt(stmt);
@@ -212,6 +213,8 @@ pub(crate) struct Checker<'a, 't> {
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,
+    /// The file's model classes ([`ModelCode`]).
+    pub(crate) model: ModelCode,
     /// Where each device chosen by a string or ordinal was written → its event, so that it is
     /// reported once and the places it goes are added to it.
     pub(crate) chosen_events: FxHashMap<(usize, usize), usize>,
@@ -283,6 +286,7 @@ impl<'a> Checker<'a, '_> {
         ));
         let outer = std::mem::replace(&mut self.function, state);
         self.function.flow.fallbacks.extend(defaulted_fallbacks);
+        self.follow_parameters(def, owner.is_some());
         // A default device is the function choosing for callers who pass none.
         for parameter in def.parameters.iter_non_variadic_params() {
             if let Some(default) = &parameter.default {
@@ -412,6 +416,7 @@ impl Checker<'_, '_> {
                 self.qualname.push(class.name.to_string());
                 let saved = self.class_body.replace(self.qualname.join("."));
                 self.note_adopted(&class.body);
+                self.note_model_class(class);
                 for stmt in &class.body {
                     self.visit_stmt(stmt);
                 }
@@ -628,18 +633,9 @@ impl Checker<'_, '_> {
                 self.forget_facts_assigned_in(stmt);
             }
             // `device += ":0"` binds what `device = device + ":0"` does.
-            Stmt::AugAssign(aug)
-                if aug.op == Operator::Add && says_device(last_name(&aug.target)) =>
-            {
+            Stmt::AugAssign(aug) => {
                 visitor::walk_stmt(self, stmt);
-                let sum = Expr::BinOp(ast::ExprBinOp {
-                    node_index: ast::AtomicNodeIndex::default(),
-                    range: aug.range,
-                    left: aug.target.clone(),
-                    op: aug.op,
-                    right: aug.value.clone(),
-                });
-                self.assign(std::slice::from_ref(&*aug.target), &sum);
+                self.augmented(aug);
             }
             _ => visitor::walk_stmt(self, stmt),
         }
@@ -840,6 +836,7 @@ impl Checker<'_, '_> {
                 );
                 if combines {
                     self.combine(range(expr), &[&binary.left, &binary.right]);
+                    self.meets(range(expr), &[&binary.left, &binary.right]);
                 }
             }
             Expr::If(_) => {

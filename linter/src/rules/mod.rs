@@ -11,6 +11,7 @@ mod parse_error;
 mod silent_cpu_fallback;
 mod stray_set_device;
 mod transfer_in_loop;
+mod unplaced_tensor;
 mod unused_allow;
 
 use crate::analysis::Event;
@@ -70,6 +71,7 @@ registry! {
     silent_cpu_fallback::SILENT_CPU_FALLBACK,
     stray_set_device::STRAY_SET_DEVICE,
     transfer_in_loop::TRANSFER_IN_LOOP,
+    unplaced_tensor::UNPLACED_TENSOR,
     unused_allow::UNUSED_ALLOW,
 }
 

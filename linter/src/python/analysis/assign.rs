@@ -2,15 +2,33 @@
 //! `device_map`, a name's string, alias and facts, and the module's instances that other
 //! modules name (`settings = Settings()`).
 
-use ruff_python_ast::Expr;
+use ruff_python_ast::{self as ast, Expr, Operator};
 
 use crate::analysis::says_device;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, last_name, range, string};
 
 impl Checker<'_, '_> {
+    /// `target op= value`, once its expressions are walked.
+    pub(crate) fn augmented(&mut self, aug: &ast::StmtAugAssign) {
+        // `device += ":0"` binds what `device = device + ":0"` does.
+        if aug.op == Operator::Add && says_device(last_name(&aug.target)) {
+            let sum = Expr::BinOp(ast::ExprBinOp {
+                node_index: ast::AtomicNodeIndex::default(),
+                range: aug.range,
+                left: aug.target.clone(),
+                op: aug.op,
+                right: aug.value.clone(),
+            });
+            self.assign(std::slice::from_ref(&*aug.target), &sum);
+        } else {
+            self.meets(range(aug), &[&aug.target, &aug.value]);
+        }
+    }
+
     pub(crate) fn assign(&mut self, targets: &[Expr], value: &Expr) {
         for target in targets {
+            self.bind_model_values(target, value);
             match target {
                 // `device, dtype = "cuda", torch.float16`: each name its value.
                 Expr::Tuple(names) if matches!(value, Expr::Tuple(values) if values.len() == names.len()) =>

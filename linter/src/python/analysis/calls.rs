@@ -80,6 +80,19 @@ impl<'a> Checker<'a, '_> {
                 };
                 self.combine(span.clone(), &operands);
             }
+            if let Some(name) = path.strip_prefix("torch.")
+                && (self.api.names.combining.contains(name)
+                    || self.api.names.meeting.contains(name))
+            {
+                let operands: Vec<&Expr> = (call.arguments.args.iter())
+                    .flat_map(|argument| match argument {
+                        Expr::List(list) => list.iter().collect(),
+                        Expr::Tuple(tuple) => tuple.iter().collect(),
+                        other => vec![other],
+                    })
+                    .collect();
+                self.meets(span.clone(), &operands);
+            }
         }
         if let Expr::Attribute(method) = &*call.func
             && path.is_none()
@@ -87,6 +100,15 @@ impl<'a> Checker<'a, '_> {
             // A method of the class being walked (`self.load(path, device)`).
             if let Some(own) = self.own_method(&call.func) {
                 self.positional_devices(call, &own);
+            }
+            // `x.masked_fill(mask, value)`, `x.index_select(0, index)`: the tensor and those
+            // it is given meet.
+            let name = method.attr.as_str();
+            if self.api.names.combining.contains(name) || self.api.names.meeting.contains(name) {
+                let operands: Vec<&Expr> = std::iter::once(&*method.value)
+                    .chain(&call.arguments.args)
+                    .collect();
+                self.meets(span.clone(), &operands);
             }
             self.method_call(call, method);
         }

@@ -9,7 +9,7 @@ use std::ops::Range;
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::analysis::{ApiUse, Event, Fact, How, says_device, says_gpu_index};
+use crate::analysis::{ApiUse, Event, Fact, How, MadeOnCpu, says_device, says_gpu_index};
 use crate::api::Entry;
 use crate::python::analysis::calls::Tensor;
 use crate::python::analysis::device_params::gpu_index_in;
@@ -52,6 +52,12 @@ pub(crate) struct Flow {
     /// Parameters whose default is a literal that is not a device (`device="auto"`,
     /// `device=None`): passed on, they pass no device for callers who pass none.
     pub(crate) literal_defaults: FxHashSet<String>,
+    /// Whether the function is model code: a method of a module class, or a function in one.
+    pub(crate) in_model: bool,
+    /// In model code, names bound to tensors that follow the model to its device.
+    pub(crate) follows: FxHashSet<CompactString>,
+    /// In model code, names bound to tensors made on the CPU: where each was made.
+    pub(crate) cpu_made: FxHashMap<CompactString, (Range<usize>, MadeOnCpu)>,
 }
 
 /// A device string bound to a name, reported where it first reaches a device position.
@@ -88,7 +94,7 @@ pub(crate) enum Choice {
 }
 
 /// Tensor methods whose result is on the tensor's device: views, copies, other dtypes.
-const KEEPS_DEVICE: &[&str] = &[
+pub(crate) const KEEPS_DEVICE: &[&str] = &[
     "repeat",
     "transpose",
     "permute",

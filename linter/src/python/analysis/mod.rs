@@ -14,3 +14,4 @@ pub(crate) mod env;
 pub(crate) mod fallback;
 pub(crate) mod flow;
 pub(crate) mod loops;
+pub(crate) mod model_code;

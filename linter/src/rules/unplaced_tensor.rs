@@ -1,0 +1,120 @@
+use super::declare_rule;
+use crate::analysis::{Event, MadeOnCpu};
+use crate::diagnostic::Finding;
+use crate::source::Language;
+
+declare_rule! {
+    /// ## What it does
+    /// Flags, in model code, a tensor made on the CPU that meets, in one op, a tensor that
+    /// follows the model to its device.
+    ///
+    /// Model code is the methods of a `torch.nn.Module`
+    /// subclass (also a Lightning module, or a module class of the same file). A tensor
+    /// follows the model when it is a tensor parameter of the method, a parameter, buffer or
+    /// submodule of the module (`self.weight`, `self.linear(x)`), or is computed from one. Made
+    /// on the CPU: a factory without `device=` (`torch.arange(n)`, `torch.ones(n, n).tril()`,
+    /// `torch.zeros(batch, hidden)`), `torch.tensor([...])` of data written out,
+    /// `torch.from_numpy(...)`, and a plain tensor attribute set in `__init__` instead of a
+    /// buffer. One op: arithmetic and in-place operators, `@`, `torch.cat`, `stack`, `where`,
+    /// `matmul`, `einsum`, `maximum` and the like, and the tensor methods of the same
+    /// (`x.masked_fill(mask, v)`, the index of `x.index_select(0, index)`).
+    ///
+    /// ## Why is this bad?
+    /// It is the device error users meet most ("Expected all tensors to be on the same device,
+    /// but found at least two devices, cuda:0 and cpu!"), and no test on a machine without a GPU
+    /// finds it: there both tensors are on the CPU. It fails on the first GPU the model is
+    /// moved to.
+    ///
+    /// ## Example
+    /// ```python
+    /// class Attention(nn.Module):
+    ///     def forward(self, x):
+    ///         n = x.shape[1]
+    ///         mask = torch.ones(n, n).tril()
+    ///         return x.masked_fill(mask == 0, float("-inf"))
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// class Attention(nn.Module):
+    ///     def forward(self, x):
+    ///         n = x.shape[1]
+    ///         mask = torch.ones(n, n, device=x.device).tril()
+    ///         return x.masked_fill(mask == 0, float("-inf"))
+    /// ```
+    /// or make it once as a buffer (`self.register_buffer("mask", ...)` in `__init__`), which
+    /// the module's `.to()` moves with it.
+    ///
+    /// ## In Python
+    /// The rule looks at Python code only, so far. Never flagged, because they work on a GPU: a 0-dim CPU tensor (`torch.tensor(1.0)`,
+    /// `torch.tensor(scale)`: PyTorch takes it as a scalar), a CPU index used to index
+    /// (`x[idx]`), a tensor moved before it meets (`.to(x.device)`, `.to(x)`), `*_like` and
+    /// `x.new_*` constructors, buffers, and code outside model code (data loading, training
+    /// scripts, tests), where CPU meets CPU.
+    ///
+    /// ## Known limits
+    /// Python only for now (candle's `&Device::Cpu` in a `Module::forward` and tch's
+    /// `FLOAT_CPU` are not looked at yet). Model code is the methods of the module classes a
+    /// file defines or subclasses from `torch.nn` and its own classes: a module class whose base
+    /// is another module's project class, and the functions a model's methods call, are not
+    /// followed. A tensor left behind by `device_map` sharding or CPU offload, or an input a
+    /// convenience API never moves, needs run-time facts. Its precision on code nobody tuned it
+    /// on is not measured yet, so it is `allow` by default: enable it with `-W unplaced_tensor`.
+    pub(crate) static UNPLACED_TENSOR = ("unplaced_tensor", Allow, Some(check));
+}
+
+fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
+    let Event::UnplacedTensor {
+        shown,
+        span,
+        how,
+        op,
+        op_span,
+        other,
+    } = event
+    else {
+        return None;
+    };
+    let made = match shown {
+        Some(shown) => format!("`{shown}`"),
+        None => "this tensor".to_owned(),
+    };
+    let (message, label) = match how {
+        MadeOnCpu::Attribute(name) => (
+            format!("`self.{name}` stays on the CPU when the module moves, and meets `{other}`"),
+            "set to a CPU tensor, not a buffer",
+        ),
+        _ => (
+            format!(
+                "{made} is made on the CPU and meets `{other}`, which is on the model's device"
+            ),
+            "made on the CPU",
+        ),
+    };
+    let device = match other
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        true => format!("{other}.device"),
+        false => "the input's device".to_owned(),
+    };
+    let help = match how {
+        MadeOnCpu::Made => {
+            format!("make it where the model's tensors are: `device={device}`, or a buffer")
+        }
+        MadeOnCpu::Converted => format!("move it before it meets: `.to({device})`"),
+        MadeOnCpu::Attribute(name) => format!(
+            "register it as a buffer (`self.register_buffer(\"{name}\", ...)`), which the \
+             module's `.to()` moves"
+        ),
+    };
+    let finding = Finding::new(&UNPLACED_TENSOR, span.clone(), message, label, help);
+    let op = match op {
+        Some(op) => format!("meets `{other}` in `{op}`, which fails on a GPU"),
+        None => format!("meets `{other}` here, which fails on a GPU"),
+    };
+    Some(Finding {
+        related: vec![(op_span.clone(), op)],
+        ..finding
+    })
+}
