@@ -28,7 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 
 NEAR = 2
-OFF_BY_DEFAULT = {"silent_cpu_fallback"}
+OFF_BY_DEFAULT = {"silent_cpu_fallback", "unplaced_tensor"}
 # Not a placement hazard: a file the linter could not read (a Python 2 script), reported as such.
 NOT_SCORED = {"parse_error"}
 
