@@ -71,6 +71,10 @@ pub enum Requirement {
     /// current context without making one current: it stands unless the crate calls `helper`,
     /// and every caller made a context current first (or is such a helper itself).
     SomeCallerDoesNotBind { helper: String },
+    /// The finding is in a method of a Python class whose base `base` (a dotted path) is
+    /// another module's: it stands if the project's class hierarchy makes that base a
+    /// `torch.nn.Module` subclass.
+    ModuleClass { base: String },
 }
 
 impl Finding {

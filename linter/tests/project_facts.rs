@@ -677,3 +677,43 @@ fn gpus_named_by_a_projects_own_device_enum_are_followed() {
         "{lines:?}"
     );
 }
+
+/// Model code through the project's class hierarchy: a module class whose base is another
+/// module's class that subclasses a third's `nn.Module` subclass is model code, decided after
+/// every file is checked; a class whose base is no module class is not.
+#[test]
+fn module_classes_are_known_through_other_modules_bases() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let forward = "    def forward(self, x):\n        \
+                   return x + torch.arange(x.shape[-1])\n";
+    let leaf = format!("import torch\nfrom pkg.mid import Mid\n\n\nclass Leaf(Mid):\n{forward}");
+    let plain = format!(
+        "import torch\nfrom pkg.config import Settings\n\n\nclass Plain(Settings):\n{forward}"
+    );
+    write_files(
+        dir.path(),
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/base.py",
+                "from torch import nn\n\n\nclass Base(nn.Module):\n    pass\n",
+            ),
+            (
+                "pkg/mid.py",
+                "from pkg.base import Base\n\n\nclass Mid(Base):\n    pass\n",
+            ),
+            ("pkg/config.py", "class Settings:\n    pass\n"),
+            ("pkg/leaf.py", &leaf),
+            ("pkg/plain.py", &plain),
+        ],
+    );
+    let lines = warnings(&dir, &["-W", "unplaced_tensor"]);
+    assert_eq!(
+        lines,
+        [
+            "pkg/leaf.py:7:20: warning[unplaced_tensor]: `torch.arange(x.shape[-1])` is made on \
+          the CPU and meets `x`, which is on the model's device"
+        ],
+        "{lines:?}"
+    );
+}

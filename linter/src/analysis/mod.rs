@@ -196,6 +196,11 @@ pub enum Event<'a> {
         op_span: Range<usize>,
         /// The tensor it meets, as written.
         other: String,
+        /// A tensor whose `.device` the fix can name: the tensor it meets, when a name.
+        device_of: Option<String>,
+        /// The base class (a dotted path of another module) that the project's class hierarchy
+        /// must make a module class for the finding to stand.
+        requires: Option<String>,
     },
     /// A `cuda_if_available` whose result nothing looks at.
     SilentFallback { shown: String, span: Range<usize> },

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::analysis::Event;
 use crate::config::Config;
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, Requirement};
 use crate::discover::{FileUnit, Session};
 use crate::python::{self, PyContext};
 use crate::rules;
@@ -222,8 +222,17 @@ pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Se
     }
     let project = fixed_point(&files, facts, |key, again| {
         settled.insert(files.units[key].path.clone(), again);
-    });
-    (project.unwrap_or_default(), settled)
+    })
+    .unwrap_or_default();
+    // A finding in a class whose base is another module's class stands if the project's class
+    // hierarchy makes that base a module class: decided once, with no file checked again.
+    for file in settled.values_mut() {
+        file.findings.retain(|finding| match &finding.requires {
+            Some(Requirement::ModuleClass { base }) => project.is_module_class(base),
+            _ => true,
+        });
+    }
+    (project, settled)
 }
 
 /// What the Python checker needs of a file and its configuration.

@@ -103,6 +103,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         asks_driver: std::mem::take(&mut checker.asks_driver),
         instances: std::mem::take(&mut checker.instances),
         adopted: std::mem::take(&mut checker.adopted),
+        classes: checker.model.classes(&checker.module),
     };
     Checked {
         events: Ok(checker.events),
@@ -820,6 +821,7 @@ impl Checker<'_, '_> {
                 self.typing += 1;
                 self.visit_expr(&subscript.slice);
                 self.typing -= 1;
+                self.indexed(subscript);
             }
             Expr::BinOp(binary) => {
                 visitor::walk_expr(self, expr);

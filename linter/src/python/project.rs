@@ -56,6 +56,10 @@ pub struct Summary {
     /// .actions.choose_device import choose_device`): the member's dotted path and the
     /// function's, which becomes the class's method (its first parameter is the instance).
     pub adopted: Vec<(String, String)>,
+    /// Its classes (dotted paths) whose base is a `torch.nn.Module` subclass (`None`) or
+    /// another module's class (`Some(base)`, its dotted path): the project's class hierarchy,
+    /// by which a class of another module that subclasses a module class is model code too.
+    pub classes: Vec<(String, Option<String>)>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -129,6 +133,10 @@ pub struct Project {
     device_modules: FxHashMap<String, String>,
     /// The functions that ask the GPU driver something ([`Summary::asks_driver`]).
     asks_driver: FxHashSet<String>,
+    /// The project's `torch.nn.Module` subclasses ([`Summary::classes`]).
+    module_classes: FxHashSet<String>,
+    /// The project's other classes whose base is another module's class → that base.
+    class_bases: FxHashMap<String, String>,
     /// Module-level names → the class (or function) whose call they hold
     /// ([`Summary::instances`]).
     instances: FxHashMap<String, String>,
@@ -243,6 +251,25 @@ impl Project {
     /// Whether `path` names a function that asks the GPU driver something, through re-exports.
     pub fn asks_driver(&self, path: &str) -> bool {
         self.names(path, |path| self.asks_driver.contains(path))
+    }
+
+    /// Whether `path` names a `torch.nn.Module` subclass of the project, through re-exports
+    /// and the bases of its classes (a chain of eight at most).
+    pub fn is_module_class(&self, path: &str) -> bool {
+        let mut path = path.to_owned();
+        for _ in 0..8 {
+            let mut base = None;
+            let module = self.names(&path, |named| {
+                base = base.take().or_else(|| self.class_bases.get(named).cloned());
+                self.module_classes.contains(named)
+            });
+            match (module, base) {
+                (true, _) => return true,
+                (false, Some(next)) => path = next,
+                (false, None) => return false,
+            }
+        }
+        false
     }
 
     /// The module of an accelerator (`torch.cuda`) that the function `path` returns, through
@@ -528,6 +555,14 @@ fn defined(files: &[ModuleFile]) -> Project {
         for function in &file.summary.asks_driver {
             project.asks_driver.extend(names(function));
         }
+        for (class, base) in &file.summary.classes {
+            for class in names(class) {
+                match base {
+                    None => project.module_classes.insert(class),
+                    Some(base) => project.class_bases.insert(class, base.clone()).is_none(),
+                };
+            }
+        }
         for (function, module) in &file.summary.device_modules {
             for name in names(function) {
                 project.device_modules.insert(name, module.clone());
@@ -576,6 +611,8 @@ fn defined(files: &[ModuleFile]) -> Project {
     let paths = (project.choosers.iter())
         .chain(&project.passing)
         .chain(&project.asks_driver)
+        .chain(&project.module_classes)
+        .chain(project.class_bases.keys())
         .chain(project.device_modules.keys())
         .chain(project.device_params.keys())
         .chain(project.instances.keys())

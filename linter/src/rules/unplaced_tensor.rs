@@ -1,6 +1,6 @@
 use super::declare_rule;
 use crate::analysis::{Event, MadeOnCpu};
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, Requirement};
 use crate::source::Language;
 
 declare_rule! {
@@ -71,6 +71,8 @@ fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
         op,
         op_span,
         other,
+        device_of,
+        requires,
     } = event
     else {
         return None;
@@ -91,19 +93,21 @@ fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
             "made on the CPU",
         ),
     };
-    let device = match other
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    {
-        true => format!("{other}.device"),
-        false => "the input's device".to_owned(),
-    };
-    let help = match how {
-        MadeOnCpu::Made => {
-            format!("make it where the model's tensors are: `device={device}`, or a buffer")
+    let help = match (how, device_of) {
+        (MadeOnCpu::Made, Some(tensor)) => {
+            format!("make it where `{tensor}` is: `device={tensor}.device`, or make it a buffer")
         }
-        MadeOnCpu::Converted => format!("move it before it meets: `.to({device})`"),
-        MadeOnCpu::Attribute(name) => format!(
+        (MadeOnCpu::Made, None) => "make it on the model's device: `device=` the `.device` of \
+             one of the method's tensors, or make it a buffer"
+            .to_owned(),
+        (MadeOnCpu::Converted, Some(tensor)) => {
+            format!("move it before it meets: `.to({tensor}.device)`")
+        }
+        (MadeOnCpu::Converted, None) => {
+            "move it before it meets: `.to(...)` the `.device` of one of the method's tensors"
+                .to_owned()
+        }
+        (MadeOnCpu::Attribute(name), _) => format!(
             "register it as a buffer (`self.register_buffer(\"{name}\", ...)`), which the \
              module's `.to()` moves"
         ),
@@ -115,6 +119,7 @@ fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
     };
     Some(Finding {
         related: vec![(op_span.clone(), op)],
+        requires: (requires.clone()).map(|base| Requirement::ModuleClass { base }),
         ..finding
     })
 }

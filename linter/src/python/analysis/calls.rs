@@ -94,21 +94,13 @@ impl<'a> Checker<'a, '_> {
                 self.meets(span.clone(), &operands);
             }
         }
+        self.model_call(call);
         if let Expr::Attribute(method) = &*call.func
             && path.is_none()
         {
             // A method of the class being walked (`self.load(path, device)`).
             if let Some(own) = self.own_method(&call.func) {
                 self.positional_devices(call, &own);
-            }
-            // `x.masked_fill(mask, value)`, `x.index_select(0, index)`: the tensor and those
-            // it is given meet.
-            let name = method.attr.as_str();
-            if self.api.names.combining.contains(name) || self.api.names.meeting.contains(name) {
-                let operands: Vec<&Expr> = std::iter::once(&*method.value)
-                    .chain(&call.arguments.args)
-                    .collect();
-                self.meets(span.clone(), &operands);
             }
             self.method_call(call, method);
         }

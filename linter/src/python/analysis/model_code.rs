@@ -21,12 +21,15 @@ use crate::source::FileRole;
 /// What the checker knows of the file's model classes.
 #[derive(Debug, Default)]
 pub(crate) struct ModelCode {
-    /// The file's `nn.Module` subclasses, by qualified name.
+    /// The file's `nn.Module` subclasses, by qualified name, and the classes whose base is
+    /// another module's class (which may be one).
     classes: FxHashMap<String, ModelClass>,
     /// Where a tensor made on the CPU was reported: once each.
     reported: FxHashSet<usize>,
     /// Whether the file is a test's, where CPU meets CPU.
     in_tests: bool,
+    /// Whether the method being walked is a constructor, for the functions nested in it.
+    in_constructor: bool,
 }
 
 impl ModelCode {
@@ -36,6 +39,21 @@ impl ModelCode {
             ..ModelCode::default()
         }
     }
+
+    /// The file's classes in the project's class hierarchy ([`Summary::classes`]), by dotted
+    /// path in `module`.
+    ///
+    /// [`Summary::classes`]: crate::python::Summary::classes
+    pub(crate) fn classes(&self, module: &str) -> Vec<(String, Option<String>)> {
+        if module.is_empty() {
+            return Vec::new();
+        }
+        let mut classes: Vec<(String, Option<String>)> = (self.classes.iter())
+            .map(|(class, model)| (format!("{module}.{class}"), model.requires.clone()))
+            .collect();
+        classes.sort_unstable();
+        classes
+    }
 }
 
 /// A module class: what of `self` follows the model to its device, and what stays behind.
@@ -43,9 +61,24 @@ impl ModelCode {
 struct ModelClass {
     /// Its parameters, buffers and submodules (`self.linear`, `self.weight`).
     follows: FxHashSet<CompactString>,
+    /// Its layers of `torch.nn` (`self.rnn = nn.GRU(...)`), which use their input as it is; a
+    /// module of the project may move what it is given.
+    layers: FxHashSet<CompactString>,
     /// Attributes set, once and nowhere else, to a tensor made on the CPU (`self.mask =
     /// torch.ones(n, n).tril()` in `__init__`): the module's `.to()` leaves them there.
     on_cpu: FxHashMap<CompactString, Range<usize>>,
+    /// For a class whose base is another module's class: that base's dotted path, which must
+    /// be a module class for the class to be one.
+    requires: Option<String>,
+}
+
+/// What an attribute set in a module class is made by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Made {
+    /// `torch.nn`'s layers and parameters.
+    Torch,
+    /// The project's modules, and containers of modules.
+    Own,
 }
 
 /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
@@ -106,25 +139,56 @@ const BUILTINS: &[&str] = &[
 ];
 
 /// Methods beyond [`KEEPS_DEVICE`] that give a tensor on the device of the one they are
-/// called on.
-const ALSO_KEEPS_DEVICE: &[&str] = &["tril", "triu", "t", "flip", "cumsum", "masked_fill"];
+/// called on (views, masks, in-place initialisers).
+const ALSO_KEEPS_DEVICE: &[&str] = &[
+    "tril",
+    "triu",
+    "t",
+    "flip",
+    "cumsum",
+    "masked_fill",
+    "fill_",
+    "zero_",
+    "normal_",
+    "uniform_",
+];
 
 impl Checker<'_, '_> {
     /// Notes a class of the file that subclasses `torch.nn.Module` (also through another
-    /// module class of the file, or a Lightning module), and what of it follows the model.
+    /// module class of the file, or a Lightning module), or whose base is another module's
+    /// class, and what of it follows the model.
     pub(crate) fn note_model_class(&mut self, class: &ast::StmtClassDef) {
-        let is_model = class.bases().iter().any(|base| {
-            let own = matches!(base, Expr::Name(name) if self.model.classes.contains_key(name.id.as_str()));
-            own || self.resolve(base).is_some_and(|path| {
-                let name = path.rsplit('.').next().unwrap_or_default();
-                (path.starts_with("torch.nn.") && name.starts_with(char::is_uppercase))
-                    || name == "LightningModule"
-            })
-        });
-        if !is_model {
+        // Known to be a module class, or a module class if another module's class is one.
+        let (mut known, mut inherited, mut other) = (false, None, None);
+        for base in class.bases() {
+            if let Expr::Name(name) = base
+                && let Some(own) = self.model.classes.get(name.id.as_str())
+            {
+                known |= own.requires.is_none();
+                inherited = inherited.take().or_else(|| own.requires.clone());
+                continue;
+            }
+            let Some(path) = self.resolve(base) else {
+                continue;
+            };
+            let name = path.rsplit('.').next().unwrap_or_default();
+            known |= (path.starts_with("torch.nn.") && name.starts_with(char::is_uppercase))
+                || name == "LightningModule";
+            if !path.starts_with("torch.") && path.contains('.') {
+                other = other.take().or_else(|| Some(path.to_string()));
+            }
+        }
+        let requires = match known {
+            true => None,
+            false => inherited.or(other),
+        };
+        if !known && requires.is_none() {
             return;
         }
-        let mut model = ModelClass::default();
+        let mut model = ModelClass {
+            requires,
+            ..ModelClass::default()
+        };
         // Each attribute's assignments: a CPU tensor stays behind only if nothing else sets it.
         let mut set: FxHashMap<CompactString, Option<Range<usize>>> = FxHashMap::default();
         let mut pending: Vec<&Stmt> = class.body.iter().collect();
@@ -143,8 +207,11 @@ impl Checker<'_, '_> {
                         let Some(attribute) = own_attribute(target) else {
                             continue;
                         };
-                        if self.makes_module(&assign.value) {
+                        if let Some(made) = self.makes_module(&assign.value) {
                             model.follows.insert(attribute.into());
+                            if made == Made::Torch {
+                                model.layers.insert(attribute.into());
+                            }
                         }
                         let cpu = self.made_on_cpu(&assign.value).map(|(made, _)| made);
                         let entry = set.entry(attribute.into()).or_insert(cpu.clone());
@@ -181,21 +248,24 @@ impl Checker<'_, '_> {
         self.model.classes.insert(name, model);
     }
 
-    /// Whether `value` makes a module or a parameter (`nn.Linear(...)`, `nn.Parameter(...)`,
-    /// a module class of the file).
-    fn makes_module(&self, value: &Expr) -> bool {
+    /// What `value` makes: a module or a parameter of `torch.nn` (`nn.Linear(...)`,
+    /// `nn.Parameter(...)`), or a module class of the file.
+    fn makes_module(&self, value: &Expr) -> Option<Made> {
         let Expr::Call(call) = value else {
-            return false;
+            return None;
         };
-        let own = matches!(&*call.func, Expr::Name(name) if self.model.classes.contains_key(name.id.as_str()));
-        own || self.resolve(&call.func).is_some_and(|path| {
-            path.starts_with("torch.nn.")
-                && path
-                    .rsplit('.')
-                    .next()
-                    .unwrap_or_default()
-                    .starts_with(char::is_uppercase)
-        })
+        if matches!(&*call.func, Expr::Name(name) if self.model.classes.contains_key(name.id.as_str()))
+        {
+            return Some(Made::Own);
+        }
+        let path = self.resolve(&call.func)?;
+        let name = path.strip_prefix("torch.nn.")?.rsplit('.').next()?;
+        match name {
+            // Containers hold what the project puts in them.
+            "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own),
+            _ if name.starts_with(char::is_uppercase) => Some(Made::Torch),
+            _ => None,
+        }
     }
 
     /// The module class whose method is being walked.
@@ -203,27 +273,40 @@ impl Checker<'_, '_> {
         (self.function.method_of.as_deref()).and_then(|class| self.model.classes.get(class))
     }
 
-    /// A method of a module class takes tensors that follow the model: each parameter but its
-    /// receiver, unless a number, a string or a flag by its annotation or default.
+    /// Model code is a module class's methods but its constructor, which runs where the module
+    /// is made, on the CPU, before the module is moved (and what they define inside). The
+    /// inputs of `forward` follow the model, unless a number, a string, a flag or a container
+    /// by annotation or default; another method's parameters only when annotated as tensors:
+    /// most are sizes and options (`calculate_mask(self, H, W)`).
     pub(crate) fn follow_parameters(&mut self, def: &ast::StmtFunctionDef, method: bool) {
-        self.function.flow.in_model = self.model_class().is_some();
+        let constructor = method && def.name.as_str() == "__init__";
+        self.function.flow.in_model =
+            (method || !self.model.in_constructor) && !constructor && self.model_class().is_some();
+        if method {
+            self.model.in_constructor = constructor;
+        }
         if !method || !self.function.flow.in_model {
             return;
         }
+        let inputs = matches!(def.name.as_str(), "forward" | "__call__");
         let parameters = (def.parameters.posonlyargs.iter())
             .chain(&def.parameters.args)
             .chain(&def.parameters.kwonlyargs)
             .skip(1);
         for parameter in parameters {
+            let annotation = parameter.parameter.annotation.as_deref();
+            let tensor = annotation.is_some_and(|a| self.source(&range(a)).contains("Tensor"));
             let plain = |expr: &Expr| {
                 expr.is_number_literal_expr()
                     || expr.is_string_literal_expr()
                     || expr.is_boolean_literal_expr()
+                    || matches!(expr, Expr::List(_) | Expr::Tuple(_) | Expr::Dict(_))
                     || matches!(expr, Expr::Name(name)
                         if matches!(name.id.as_str(), "int" | "float" | "bool" | "str"))
             };
-            let annotated = parameter.parameter.annotation.as_deref().is_some_and(plain);
-            if !annotated && !parameter.default.as_deref().is_some_and(plain) {
+            let plain =
+                annotation.is_some_and(plain) || parameter.default.as_deref().is_some_and(plain);
+            if tensor || (inputs && !plain) {
                 let name = parameter.parameter.name.as_str();
                 self.function.flow.follows.insert(name.into());
             }
@@ -231,14 +314,17 @@ impl Checker<'_, '_> {
     }
 
     /// What an assignment tells of the names it binds: whether each follows the model, and
-    /// where a tensor it holds was made on the CPU.
+    /// where a tensor it holds was made on the CPU. `self.beams = ...` binds `self.beams` for
+    /// the rest of the method, as a name.
     pub(crate) fn bind_model_values(&mut self, target: &Expr, value: &Expr) {
         if !self.function.flow.in_model {
             return;
         }
         match target {
-            Expr::Name(name) => {
-                let name = CompactString::from(name.id.as_str());
+            Expr::Name(_) | Expr::Attribute(_) => {
+                let Some(name) = bound_name(target) else {
+                    return;
+                };
                 match self.made_on_cpu(value) {
                     Some(made) => self.function.flow.cpu_made.insert(name.clone(), made),
                     None => self.function.flow.cpu_made.remove(&name),
@@ -251,8 +337,7 @@ impl Checker<'_, '_> {
             // `q, k, v = self.qkv(x).chunk(3, dim=-1)`.
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let follows = self.follows(value);
-                for name in elts.iter().filter_map(Expr::as_name_expr) {
-                    let name = CompactString::from(name.id.as_str());
+                for name in elts.iter().filter_map(bound_name) {
                     self.function.flow.cpu_made.remove(&name);
                     match follows {
                         true => self.function.flow.follows.insert(name),
@@ -269,15 +354,23 @@ impl Checker<'_, '_> {
         match value {
             Expr::Name(name) => self.function.flow.cpu_made.get(name.id.as_str()).cloned(),
             Expr::Attribute(attribute) if is_self(&attribute.value) => {
+                if let Some(made) =
+                    bound_name(value).and_then(|n| self.function.flow.cpu_made.get(&n))
+                {
+                    return Some(made.clone());
+                }
                 let name = attribute.attr.as_str();
                 let made = self.model_class()?.on_cpu.get(name)?;
                 Some((made.clone(), MadeOnCpu::Attribute(name.to_owned())))
             }
             // A part, a comparison or a negation of a CPU tensor is on the CPU (`mask[:n]`,
-            // `mask == 0`, `~mask`).
+            // `mask == 0`, `~mask`), and either branch of a conditional.
             Expr::Subscript(item) => self.made_on_cpu(&item.value),
             Expr::Compare(compare) => self.made_on_cpu(&compare.left),
             Expr::UnaryOp(op) => self.made_on_cpu(&op.operand),
+            Expr::If(choice) => self
+                .made_on_cpu(&choice.body)
+                .or_else(|| self.made_on_cpu(&choice.orelse)),
             Expr::Call(call) => {
                 if let Expr::Attribute(method) = &*call.func {
                     let name = method.attr.as_str();
@@ -300,11 +393,12 @@ impl Checker<'_, '_> {
                     "from_numpy" => true,
                     // Data written out; a number (`torch.tensor(scale)`) makes a 0-dim tensor,
                     // which PyTorch takes as a scalar on any device.
-                    "tensor" | "as_tensor" | "Tensor" | "LongTensor" | "FloatTensor"
-                    | "BoolTensor" => matches!(
-                        call.arguments.find_positional(0),
-                        Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_))
-                    ),
+                    "tensor" | "as_tensor" => written_out(call),
+                    // A legacy typed tensor of the CPU, of data written out or of its sizes
+                    // (`torch.IntTensor(batch, 1)`).
+                    legacy if legacy.ends_with("Tensor") && !legacy.contains('.') => {
+                        written_out(call) || call.arguments.args.len() > 1
+                    }
                     // `torch.zeros(())` is 0-dim too.
                     factory => {
                         self.api.names.factories.contains(factory)
@@ -351,9 +445,12 @@ impl Checker<'_, '_> {
                 name if NOT_TENSORS.contains(&name) => false,
                 // `self.weight`, a submodule's `self.linear.weight`.
                 name => match &*attribute.value {
-                    value if is_self(value) => self
-                        .model_class()
-                        .is_some_and(|class| class.follows.contains(name)),
+                    owner if is_self(owner) => {
+                        bound_name(value).is_some_and(|n| self.function.flow.follows.contains(&n))
+                            || self
+                                .model_class()
+                                .is_some_and(|class| class.follows.contains(name))
+                    }
                     Expr::Attribute(owner) if is_self(&owner.value) => self
                         .model_class()
                         .is_some_and(|class| class.follows.contains(owner.attr.as_str())),
@@ -363,16 +460,20 @@ impl Checker<'_, '_> {
             Expr::Subscript(item) => self.follows(&item.value),
             Expr::BinOp(op) => self.follows(&op.left) || self.follows(&op.right),
             Expr::UnaryOp(op) => self.follows(&op.operand),
+            // A mask (`scores > 0`).
+            Expr::Compare(compare) => self.follows(&compare.left),
             Expr::Call(call) => self.call_follows(call),
             _ => false,
         }
     }
 
     /// Whether a call gives a tensor that follows the model: a submodule's output, a method of
-    /// such a tensor (`x.softmax(-1)`), or a function of one (`F.relu(x)`, `layer(x)`).
+    /// such a tensor (`x.softmax(-1)`), a function of one (`F.relu(x)`, `layer(x)`), or a
+    /// factory given its device (`torch.zeros(n, device=x.device)`).
     fn call_follows(&self, call: &ast::ExprCall) -> bool {
         let argument_follows = || {
-            call.arguments.args.iter().any(|argument| match argument {
+            let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
+            (call.arguments.args.iter().chain(keywords)).any(|argument| match argument {
                 Expr::List(list) => list.iter().any(|e| self.follows(e)),
                 Expr::Tuple(tuple) => tuple.iter().any(|e| self.follows(e)),
                 other => self.follows(other),
@@ -390,9 +491,13 @@ impl Checker<'_, '_> {
                 }
                 match self.resolve(&call.func) {
                     Some(path) => match path.strip_prefix("torch.") {
-                        Some(function) => {
-                            !self.api.names.factories.contains(function) && argument_follows()
+                        Some(function) if self.api.names.factories.contains(function) => {
+                            call.arguments.find_keyword("device").is_some_and(|device| {
+                                matches!(&device.value, Expr::Attribute(of)
+                                    if of.attr.as_str() == "device" && self.follows(&of.value))
+                            })
                         }
+                        Some(_) => argument_follows(),
                         None => {
                             !path.starts_with("numpy.")
                                 && !path.starts_with("math.")
@@ -403,6 +508,51 @@ impl Checker<'_, '_> {
                 }
             }
             func => self.follows(func) || argument_follows(),
+        }
+    }
+
+    /// A call in model code where tensors meet: a layer of `torch.nn` given a CPU tensor
+    /// (`self.rnn(torch.zeros(b, h), hidden)`: its weights are on the model's device), and a
+    /// tensor method that combines (`x.masked_fill(mask, value)`, `x.index_select(0, index)`).
+    pub(crate) fn model_call(&mut self, call: &ast::ExprCall) {
+        if !self.function.flow.in_model {
+            return;
+        }
+        let layer = matches!(&*call.func, Expr::Attribute(layer) if self.is_layer(layer));
+        let combining = match &*call.func {
+            Expr::Attribute(method) if self.resolve(&call.func).is_none() => {
+                let name = method.attr.as_str();
+                (self.api.names.combining.contains(name) || self.api.names.meeting.contains(name))
+                    .then_some(&*method.value)
+            }
+            _ => None,
+        };
+        let operands: Vec<&Expr> = match combining {
+            Some(receiver) => std::iter::once(receiver)
+                .chain(&call.arguments.args)
+                .collect(),
+            // Its input, the first argument: the others may be lengths or options, which a
+            // layer takes on the CPU (`nn.CTCLoss`'s lengths).
+            None if layer => std::iter::once(&*call.func)
+                .chain(call.arguments.args.first())
+                .collect(),
+            None => return,
+        };
+        self.meets(range(call), &operands);
+    }
+
+    /// Whether `self.<name>` is a layer of `torch.nn`.
+    fn is_layer(&self, attribute: &ast::ExprAttribute) -> bool {
+        is_self(&attribute.value)
+            && (self.model_class())
+                .is_some_and(|class| class.layers.contains(attribute.attr.as_str()))
+    }
+
+    /// `cpu[gpu_mask]`: a CPU tensor indexed with a tensor on the model's device fails (the
+    /// other way round works: a CPU index is moved to the indexed tensor's device).
+    pub(crate) fn indexed(&mut self, item: &ast::ExprSubscript) {
+        if self.function.flow.in_model && self.follows(&item.slice) && !self.follows(&item.value) {
+            self.meets(range(item), &[&item.value, &item.slice]);
         }
     }
 
@@ -425,16 +575,18 @@ impl Checker<'_, '_> {
             return;
         }
         let shown = |span: &Range<usize>| {
-            let text = self
-                .source(span)
-                .split_whitespace()
+            let text = (self.source(span).split_whitespace())
                 .collect::<Vec<_>>()
                 .join(" ");
-            match text.len() > 60 {
-                true => None,
-                false => Some(text),
-            }
+            (text.len() <= 60).then_some(text)
         };
+        // A layer has no `.device`; an expression's device is named by one of its tensors.
+        let device_of = match other {
+            Expr::Attribute(layer) if self.is_layer(layer) => None,
+            Expr::Name(_) | Expr::Attribute(_) => shown(&range(other)),
+            _ => None,
+        };
+        let requires = self.model_class().and_then(|class| class.requires.clone());
         self.events.push(Event::UnplacedTensor {
             shown: shown(&span),
             span,
@@ -442,7 +594,28 @@ impl Checker<'_, '_> {
             op: shown(&op),
             op_span: op,
             other: shown(&range(other)).unwrap_or_else(|| "the model's tensor".to_owned()),
+            device_of,
+            requires,
         });
+    }
+}
+
+/// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`).
+fn written_out(call: &ast::ExprCall) -> bool {
+    matches!(
+        call.arguments.find_positional(0),
+        Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_))
+    )
+}
+
+/// The name a value is bound to for the rest of a method: a name, or `self.<attribute>`.
+fn bound_name(target: &Expr) -> Option<CompactString> {
+    match target {
+        Expr::Name(name) => Some(name.id.as_str().into()),
+        Expr::Attribute(attribute) if is_self(&attribute.value) => {
+            Some(compact_str::format_compact!("self.{}", attribute.attr))
+        }
+        _ => None,
     }
 }
 
