@@ -838,8 +838,8 @@ impl Checker<'_, '_> {
                 );
                 if combines {
                     self.combine(range(expr), &[&binary.left, &binary.right]);
-                    self.meets(range(expr), &[&binary.left, &binary.right]);
                 }
+                self.meets(range(expr), &[&binary.left, &binary.right]);
             }
             Expr::If(_) => {
                 // Chosen and used at once (`model.to("cuda" if ... else "cpu")`): nothing can
@@ -868,6 +868,7 @@ impl Checker<'_, '_> {
                 visitor::walk_expr(self, expr);
                 self.checking -= compares;
                 self.looking -= 1;
+                self.compared(expr);
             }
             // A comprehension's targets change with every element: transfers of them in a
             // loop are not of loop-invariant values.

@@ -80,19 +80,7 @@ impl<'a> Checker<'a, '_> {
                 };
                 self.combine(span.clone(), &operands);
             }
-            if let Some(name) = path.strip_prefix("torch.")
-                && (self.api.names.combining.contains(name)
-                    || self.api.names.meeting.contains(name))
-            {
-                let operands: Vec<&Expr> = (call.arguments.args.iter())
-                    .flat_map(|argument| match argument {
-                        Expr::List(list) => list.iter().collect(),
-                        Expr::Tuple(tuple) => tuple.iter().collect(),
-                        other => vec![other],
-                    })
-                    .collect();
-                self.meets(span.clone(), &operands);
-            }
+            self.function_meets(call, path);
         }
         self.model_call(call);
         if let Expr::Attribute(method) = &*call.func

@@ -63,7 +63,9 @@ struct ModelClass {
     follows: FxHashSet<CompactString>,
     /// Its layers of `torch.nn` (`self.rnn = nn.GRU(...)`), which use their input as it is; a
     /// module of the project may move what it is given.
-    layers: FxHashSet<CompactString>,
+    /// Each with whether it is recurrent (`nn.GRU`, `nn.LSTMCell`), which takes its state
+    /// beside its input.
+    layers: FxHashMap<CompactString, bool>,
     /// Attributes set, once and nowhere else, to a tensor made on the CPU (`self.mask =
     /// torch.ones(n, n).tril()` in `__init__`): the module's `.to()` leaves them there.
     on_cpu: FxHashMap<CompactString, Range<usize>>,
@@ -75,8 +77,8 @@ struct ModelClass {
 /// What an attribute set in a module class is made by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Made {
-    /// `torch.nn`'s layers and parameters.
-    Torch,
+    /// `torch.nn`'s layers and parameters; whether a recurrent layer.
+    Torch(bool),
     /// The project's modules, and containers of modules.
     Own,
 }
@@ -209,8 +211,8 @@ impl Checker<'_, '_> {
                         };
                         if let Some(made) = self.makes_module(&assign.value) {
                             model.follows.insert(attribute.into());
-                            if made == Made::Torch {
-                                model.layers.insert(attribute.into());
+                            if let Made::Torch(recurrent) = made {
+                                model.layers.insert(attribute.into(), recurrent);
                             }
                         }
                         let cpu = self.made_on_cpu(&assign.value).map(|(made, _)| made);
@@ -251,8 +253,14 @@ impl Checker<'_, '_> {
     /// What `value` makes: a module or a parameter of `torch.nn` (`nn.Linear(...)`,
     /// `nn.Parameter(...)`), or a module class of the file.
     fn makes_module(&self, value: &Expr) -> Option<Made> {
-        let Expr::Call(call) = value else {
-            return None;
+        let call = match value {
+            Expr::Call(call) => call,
+            // `nn.Parameter(...) if scale > 0 else None`.
+            Expr::If(choice) => {
+                return (self.makes_module(&choice.body))
+                    .or_else(|| self.makes_module(&choice.orelse));
+            }
+            _ => return None,
         };
         if matches!(&*call.func, Expr::Name(name) if self.model.classes.contains_key(name.id.as_str()))
         {
@@ -263,7 +271,11 @@ impl Checker<'_, '_> {
         match name {
             // Containers hold what the project puts in them.
             "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own),
-            _ if name.starts_with(char::is_uppercase) => Some(Made::Torch),
+            _ if name.starts_with(char::is_uppercase) => Some(Made::Torch(
+                ["RNN", "GRU", "LSTM"]
+                    .iter()
+                    .any(|kind| name.contains(kind)),
+            )),
             _ => None,
         }
     }
@@ -371,6 +383,10 @@ impl Checker<'_, '_> {
             Expr::If(choice) => self
                 .made_on_cpu(&choice.body)
                 .or_else(|| self.made_on_cpu(&choice.orelse)),
+            // Arithmetic with numbers (`torch.arange(n) * -scale`).
+            Expr::BinOp(op) if !self.follows(&op.left) && !self.follows(&op.right) => self
+                .made_on_cpu(&op.left)
+                .or_else(|| self.made_on_cpu(&op.right)),
             Expr::Call(call) => {
                 if let Expr::Attribute(method) = &*call.func {
                     let name = method.attr.as_str();
@@ -400,11 +416,22 @@ impl Checker<'_, '_> {
                         written_out(call) || call.arguments.args.len() > 1
                     }
                     // `torch.zeros(())` is 0-dim too.
-                    factory => {
-                        self.api.names.factories.contains(factory)
-                            && !matches!(call.arguments.find_positional(0),
-                                Some(Expr::Tuple(t)) if t.is_empty())
+                    factory if self.api.names.factories.contains(factory) => {
+                        !matches!(call.arguments.find_positional(0),
+                            Some(Expr::Tuple(t)) if t.is_empty())
                     }
+                    // A function of a CPU tensor and numbers gives a CPU tensor
+                    // (`torch.log(torch.tensor([p]))`, `torch.exp(torch.arange(n) * -s)`).
+                    function
+                        if !function.contains('.') || function.starts_with("nn.functional.") =>
+                    {
+                        let tensors = || call.arguments.args.iter();
+                        return match tensors().any(|argument| self.follows(argument)) {
+                            true => None,
+                            false => tensors().find_map(|argument| self.made_on_cpu(argument)),
+                        };
+                    }
+                    _ => false,
                 };
                 let how = match function {
                     "from_numpy" => MadeOnCpu::Converted,
@@ -531,13 +558,40 @@ impl Checker<'_, '_> {
             Some(receiver) => std::iter::once(receiver)
                 .chain(&call.arguments.args)
                 .collect(),
-            // Its input, the first argument: the others may be lengths or options, which a
-            // layer takes on the CPU (`nn.CTCLoss`'s lengths).
-            None if layer => std::iter::once(&*call.func)
-                .chain(call.arguments.args.first())
-                .collect(),
+            // Its input, the first argument, and a recurrent layer's state: the others may be
+            // lengths or options, which a layer takes on the CPU (`nn.CTCLoss`'s lengths).
+            None if layer => {
+                let recurrent = matches!(&*call.func, Expr::Attribute(layer)
+                    if self.model_class().and_then(|class| class.layers.get(layer.attr.as_str()))
+                        == Some(&true));
+                let inputs = if recurrent { 2 } else { 1 };
+                std::iter::once(&*call.func)
+                    .chain(call.arguments.args.iter().take(inputs))
+                    .collect()
+            }
             None => return,
         };
+        self.meets(range(call), &operands);
+    }
+
+    /// A function of torch where the tensors it is given meet (`torch.cat([a, b])`,
+    /// `torch.where(mask, x, y)`, `F.conv2d(x, weight=kernel)`), by its last name.
+    pub(crate) fn function_meets(&mut self, call: &ast::ExprCall, path: &str) {
+        if !self.function.flow.in_model || !path.starts_with("torch.") {
+            return;
+        }
+        let name = path.rsplit('.').next().unwrap_or(path);
+        if !self.api.names.combining.contains(name) && !self.api.names.meeting.contains(name) {
+            return;
+        }
+        let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
+        let operands: Vec<&Expr> = (call.arguments.args.iter().chain(keywords))
+            .flat_map(|argument| match argument {
+                Expr::List(list) => list.iter().collect(),
+                Expr::Tuple(tuple) => tuple.iter().collect(),
+                other => vec![other],
+            })
+            .collect();
         self.meets(range(call), &operands);
     }
 
@@ -545,7 +599,19 @@ impl Checker<'_, '_> {
     fn is_layer(&self, attribute: &ast::ExprAttribute) -> bool {
         is_self(&attribute.value)
             && (self.model_class())
-                .is_some_and(|class| class.layers.contains(attribute.attr.as_str()))
+                .is_some_and(|class| class.layers.contains_key(attribute.attr.as_str()))
+    }
+
+    /// `positions < lengths`: a comparison of tensors is an op where they meet.
+    pub(crate) fn compared(&mut self, expr: &Expr) {
+        if let Expr::Compare(compare) = expr
+            && self.function.flow.in_model
+        {
+            let operands: Vec<&Expr> = std::iter::once(&*compare.left)
+                .chain(&compare.comparators)
+                .collect();
+            self.meets(range(compare), &operands);
+        }
     }
 
     /// `cpu[gpu_mask]`: a CPU tensor indexed with a tensor on the model's device fails (the
