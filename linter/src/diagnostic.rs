@@ -75,6 +75,14 @@ pub enum Requirement {
     /// another module's: it stands if the project's class hierarchy makes that base a
     /// `torch.nn.Module` subclass.
     ModuleClass { base: String },
+    /// The finding is in a Python function where one of `parameters` (each by its place among
+    /// a call's arguments, `#0`, and by its name) brings the model's tensor: it stands if model
+    /// code hands the function `function` (a dotted path) its tensors there, directly or
+    /// through other such functions.
+    Fed {
+        function: String,
+        parameters: Vec<String>,
+    },
 }
 
 impl Finding {

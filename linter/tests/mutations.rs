@@ -192,6 +192,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
                 project: &Default::default(),
                 folder: String::new(),
                 rooted: Vec::new(),
+                model_code: true,
             };
             return python_files::lint(text, &cx);
         }

@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use crate::api::{Chooser, Entry};
+use crate::diagnostic::Requirement;
 
 /// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
 /// not a device type (`device_type`): a parameter so named is its caller's device, in either
@@ -198,9 +199,9 @@ pub enum Event<'a> {
         other: String,
         /// A tensor whose `.device` the fix can name: the tensor it meets, when a name.
         device_of: Option<String>,
-        /// The base class (a dotted path of another module) that the project's class hierarchy
-        /// must make a module class for the finding to stand.
-        requires: Option<String>,
+        /// What the project must tell for the finding to stand: that a base class of another
+        /// module is a module class, or that model code hands the function its tensors.
+        requires: Option<Requirement>,
     },
     /// A `cuda_if_available` whose result nothing looks at.
     SilentFallback { shown: String, span: Range<usize> },

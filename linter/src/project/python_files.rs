@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::analysis::Event;
 use crate::config::Config;
-use crate::diagnostic::{Finding, Requirement};
+use crate::diagnostic::{Finding, Level, Requirement};
 use crate::discover::{FileUnit, Session};
 use crate::python::{self, PyContext};
 use crate::rules;
@@ -225,14 +225,30 @@ pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Se
     })
     .unwrap_or_default();
     // A finding in a class whose base is another module's class stands if the project's class
-    // hierarchy makes that base a module class: decided once, with no file checked again.
+    // hierarchy makes that base a module class, and one in a function that may be model code if
+    // model code hands it its tensors: decided once, with no file checked again.
+    let fed = project.fed();
     for file in settled.values_mut() {
-        file.findings.retain(|finding| match &finding.requires {
-            Some(Requirement::ModuleClass { base }) => project.is_module_class(base),
-            _ => true,
-        });
+        keep_standing(&mut file.findings, &project, &fed);
     }
     (project, settled)
+}
+
+/// Keeps the findings whose requirement the project meets ([`Requirement`]); `fed` is
+/// [`python::Project::fed`].
+pub fn keep_standing(
+    findings: &mut Vec<Finding>,
+    project: &python::Project,
+    fed: &rustc_hash::FxHashSet<(String, String)>,
+) {
+    findings.retain(|finding| match &finding.requires {
+        Some(Requirement::ModuleClass { base }) => project.is_module_class(base),
+        Some(Requirement::Fed {
+            function,
+            parameters,
+        }) => project.is_fed(fed, function, parameters),
+        _ => true,
+    });
 }
 
 /// What the Python checker needs of a file and its configuration.
@@ -256,5 +272,7 @@ pub fn context<'a>(
         project,
         folder: dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
         rooted: Vec::new(),
+        model_code: rules::find("unplaced_tensor")
+            .is_some_and(|rule| config.level(rule, &unit.crate_name) != Level::Allow),
     }
 }

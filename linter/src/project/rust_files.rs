@@ -326,7 +326,7 @@ fn stands(finding: &Finding, covered: &HashSet<String>) -> bool {
     match &finding.requires {
         Some(Requirement::SomeCallerDoesNotBind { helper }) => !covered.contains(helper),
         // A Python finding's condition; none on Rust's.
-        Some(Requirement::ModuleClass { .. }) | None => true,
+        Some(Requirement::ModuleClass { .. } | Requirement::Fed { .. }) | None => true,
     }
 }
 

@@ -80,7 +80,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
-        model: ModelCode::new(cx.role),
+        model: ModelCode::new(cx.role, cx.model_code),
     };
     for stmt in &module.body {
         checker.visit_stmt(stmt);
@@ -104,6 +104,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         instances: std::mem::take(&mut checker.instances),
         adopted: std::mem::take(&mut checker.adopted),
         classes: checker.model.classes(&checker.module),
+        fed: std::mem::take(&mut checker.model.fed),
     };
     Checked {
         events: Ok(checker.events),
@@ -112,9 +113,6 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         program: file.why,
     }
 }
-
-/// The device strings names hold: the function's pending ones and the file's.
-type Held = (FxHashMap<String, HeldDevice>, FxHashMap<String, HeldDevice>);
 
 /// The state of the function being walked, saved and restored as one value when the walk
 /// enters and leaves a function.
@@ -639,38 +637,6 @@ impl Checker<'_, '_> {
                 self.augmented(aug);
             }
             _ => visitor::walk_stmt(self, stmt),
-        }
-    }
-
-    /// The device strings the names hold now: the function's and the file's.
-    fn held(&self) -> Held {
-        (
-            self.function.flow.pending.clone(),
-            self.file_pending.clone(),
-        )
-    }
-
-    fn take_held(&mut self) -> Held {
-        (
-            std::mem::take(&mut self.function.flow.pending),
-            std::mem::take(&mut self.file_pending),
-        )
-    }
-
-    fn restore_held(&mut self, held: Held) {
-        (self.function.flow.pending, self.file_pending) = held;
-    }
-
-    /// What the names hold after branches, from what each branch left ([`Checker::held`]): the
-    /// first branch's binding of a name stays.
-    fn merge_outcomes(&mut self, outcomes: Vec<Held>) {
-        for (pending, file_pending) in outcomes {
-            for (name, held) in pending {
-                self.function.flow.pending.entry(name).or_insert(held);
-            }
-            for (name, held) in file_pending {
-                self.merge_held(name, held);
-            }
         }
     }
 

@@ -64,6 +64,9 @@ pub struct PyContext<'a> {
     /// Its dotted names from the project's import roots ([`ModuleFile::rooted`]): others
     /// import it by these too.
     pub rooted: Vec<String>,
+    /// Whether model code is walked for tensors left on the CPU: `unplaced_tensor`, the one
+    /// rule that needs it, is on for the file.
+    pub model_code: bool,
 }
 
 pub(crate) use project::note_asked;

@@ -60,6 +60,20 @@ pub struct Summary {
     /// another module's class (`Some(base)`, its dotted path): the project's class hierarchy,
     /// by which a class of another module that subclasses a module class is model code too.
     pub classes: Vec<(String, Option<String>)>,
+    /// Where it hands tensors that follow the model to the project's functions.
+    pub fed: Vec<HandedOn>,
+}
+
+/// A call that hands a tensor that follows the model to a function of the project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandedOn {
+    /// The callee, a dotted path as the call names it.
+    pub function: String,
+    /// The parameter: its place among the arguments (`#0`), or a keyword's name.
+    pub parameter: String,
+    /// When the tensor comes from the caller's own parameters: the caller and those
+    /// parameters; handed on only if the caller is handed the model's tensors there.
+    pub from: Option<(String, Vec<String>)>,
 }
 
 /// What a file asked of the project's other files while it was checked. The first pass,
@@ -137,6 +151,8 @@ pub struct Project {
     module_classes: FxHashSet<String>,
     /// The project's other classes whose base is another module's class → that base.
     class_bases: FxHashMap<String, String>,
+    /// Where model code hands tensors to the project's functions ([`Summary::fed`]).
+    fed: Vec<HandedOn>,
     /// Module-level names → the class (or function) whose call they hold
     /// ([`Summary::instances`]).
     instances: FxHashMap<String, String>,
@@ -251,6 +267,48 @@ impl Project {
     /// Whether `path` names a function that asks the GPU driver something, through re-exports.
     pub fn asks_driver(&self, path: &str) -> bool {
         self.names(path, |path| self.asks_driver.contains(path))
+    }
+
+    /// The parameters of the project's functions that model code hands its tensors, directly
+    /// or through functions handed them (eight steps at most): each function by every path
+    /// the call's name reaches through re-exports, and the parameter as the call names it.
+    pub fn fed(&self) -> FxHashSet<(String, String)> {
+        let mut fed: FxHashSet<(String, String)> = FxHashSet::default();
+        let hand = |fed: &mut FxHashSet<(String, String)>, function: &str, parameter: &str| {
+            let mut added = false;
+            self.names(function, |path| {
+                added |= fed.insert((path.to_owned(), parameter.to_owned()));
+                false
+            });
+            added
+        };
+        for handed in self.fed.iter().filter(|handed| handed.from.is_none()) {
+            hand(&mut fed, &handed.function, &handed.parameter);
+        }
+        for _ in 0..8 {
+            let mut added = false;
+            for handed in &self.fed {
+                if let Some((caller, parameters)) = &handed.from
+                    && self.is_fed(&fed, caller, parameters)
+                {
+                    added |= hand(&mut fed, &handed.function, &handed.parameter);
+                }
+            }
+            if !added {
+                break;
+            }
+        }
+        fed
+    }
+
+    /// Whether `fed` ([`Project::fed`]) holds one of `parameters` of `function`, a dotted path.
+    pub fn is_fed(
+        &self,
+        fed: &FxHashSet<(String, String)>,
+        function: &str,
+        parameters: &[String],
+    ) -> bool {
+        (parameters.iter()).any(|parameter| fed.contains(&(function.to_owned(), parameter.clone())))
     }
 
     /// Whether `path` names a `torch.nn.Module` subclass of the project, through re-exports
@@ -555,6 +613,7 @@ fn defined(files: &[ModuleFile]) -> Project {
         for function in &file.summary.asks_driver {
             project.asks_driver.extend(names(function));
         }
+        project.fed.extend(file.summary.fed.iter().cloned());
         for (class, base) in &file.summary.classes {
             for class in names(class) {
                 match base {

@@ -24,6 +24,7 @@ fn context<'a>(
         project: &NO_PROJECT,
         folder: String::new(),
         rooted: Vec::new(),
+        model_code: true,
     }
 }
 

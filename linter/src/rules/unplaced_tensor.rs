@@ -1,6 +1,6 @@
 use super::declare_rule;
 use crate::analysis::{Event, MadeOnCpu};
-use crate::diagnostic::{Finding, Requirement};
+use crate::diagnostic::Finding;
 use crate::source::Language;
 
 declare_rule! {
@@ -119,7 +119,7 @@ fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
     };
     Some(Finding {
         related: vec![(op_span.clone(), op)],
-        requires: (requires.clone()).map(|base| Requirement::ModuleClass { base }),
+        requires: requires.clone(),
         ..finding
     })
 }

@@ -82,7 +82,7 @@ impl<'a> Checker<'a, '_> {
             }
             self.function_meets(call, path);
         }
-        self.model_call(call);
+        self.model_call(call, path.as_deref());
         if let Expr::Attribute(method) = &*call.func
             && path.is_none()
         {

@@ -52,13 +52,24 @@ pub(crate) struct Flow {
     /// Parameters whose default is a literal that is not a device (`device="auto"`,
     /// `device=None`): passed on, they pass no device for callers who pass none.
     pub(crate) literal_defaults: FxHashSet<String>,
-    /// Whether the function is model code: a method of a module class, or a function in one.
+    /// Whether the function is model code (a method of a module class, or a function in one),
+    /// or may be (a module-level function, model code if model code hands it its tensors).
     pub(crate) in_model: bool,
-    /// In model code, names bound to tensors that follow the model to its device.
-    pub(crate) follows: FxHashSet<CompactString>,
+    /// Names bound to tensors that follow the model to its device, each with the parameters
+    /// it comes from ([`Origin`]).
+    pub(crate) follows: FxHashMap<CompactString, Origin>,
+    /// The function's dotted path and the parameters an [`Origin`] names, by bit: each as its
+    /// place among a call's arguments and its name.
+    pub(crate) fed_by: Option<(CompactString, Vec<(usize, CompactString)>)>,
     /// In model code, names bound to tensors made on the CPU: where each was made.
     pub(crate) cpu_made: FxHashMap<CompactString, (Range<usize>, MadeOnCpu)>,
 }
+
+/// Where a tensor that follows the model comes from: `0`, certainly the model's (a
+/// `forward` input, a parameter, a submodule's output); otherwise the parameters of the
+/// function (bits of [`Flow::fed_by`]) whose tensors it follows, which are the model's if model
+/// code hands them its tensors.
+pub(crate) type Origin = u64;
 
 /// A device string bound to a name, reported where it first reaches a device position.
 #[derive(Clone, Debug)]
@@ -695,5 +706,42 @@ impl<'a> Checker<'a, '_> {
             true => self.file_pending.insert(name.to_owned(), pending),
             false => self.function.flow.pending.insert(name.to_owned(), pending),
         };
+    }
+}
+
+/// The device strings names hold: the function's pending ones and the file's.
+pub(crate) type Held = (FxHashMap<String, HeldDevice>, FxHashMap<String, HeldDevice>);
+
+impl Checker<'_, '_> {
+    /// The device strings the names hold now: the function's and the file's.
+    pub(crate) fn held(&self) -> Held {
+        (
+            self.function.flow.pending.clone(),
+            self.file_pending.clone(),
+        )
+    }
+
+    pub(crate) fn take_held(&mut self) -> Held {
+        (
+            std::mem::take(&mut self.function.flow.pending),
+            std::mem::take(&mut self.file_pending),
+        )
+    }
+
+    pub(crate) fn restore_held(&mut self, held: Held) {
+        (self.function.flow.pending, self.file_pending) = held;
+    }
+
+    /// What the names hold after branches, from what each branch left ([`Checker::held`]): the
+    /// first branch's binding of a name stays.
+    pub(crate) fn merge_outcomes(&mut self, outcomes: Vec<Held>) {
+        for (pending, file_pending) in outcomes {
+            for (name, held) in pending {
+                self.function.flow.pending.entry(name).or_insert(held);
+            }
+            for (name, held) in file_pending {
+                self.merge_held(name, held);
+            }
+        }
     }
 }

@@ -13,9 +13,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::analysis::{Event, MadeOnCpu};
-use crate::python::analysis::flow::KEEPS_DEVICE;
+use crate::diagnostic::Requirement;
+use crate::python::analysis::flow::{KEEPS_DEVICE, Origin};
 use crate::python::checker::Checker;
-use crate::python::semantic::{range, string};
+use crate::python::project::HandedOn;
+use crate::python::semantic::{last_name, range, string};
 use crate::source::FileRole;
 
 /// What the checker knows of the file's model classes.
@@ -28,14 +30,24 @@ pub(crate) struct ModelCode {
     reported: FxHashSet<usize>,
     /// Whether the file is a test's, where CPU meets CPU.
     in_tests: bool,
+    /// Whether model code is walked at all ([`PyContext::model_code`]).
+    ///
+    /// [`PyContext::model_code`]: crate::python::PyContext::model_code
+    enabled: bool,
     /// Whether the method being walked is a constructor, for the functions nested in it.
     in_constructor: bool,
+    /// Where the file hands tensors that follow the model to the project's functions
+    /// ([`Summary::fed`]).
+    ///
+    /// [`Summary::fed`]: crate::python::Summary::fed
+    pub(crate) fed: Vec<HandedOn>,
 }
 
 impl ModelCode {
-    pub(crate) fn new(role: FileRole) -> ModelCode {
+    pub(crate) fn new(role: FileRole, enabled: bool) -> ModelCode {
         ModelCode {
             in_tests: role == FileRole::EntryFile,
+            enabled,
             ..ModelCode::default()
         }
     }
@@ -160,6 +172,9 @@ impl Checker<'_, '_> {
     /// module class of the file, or a Lightning module), or whose base is another module's
     /// class, and what of it follows the model.
     pub(crate) fn note_model_class(&mut self, class: &ast::StmtClassDef) {
+        if !self.model.enabled {
+            return;
+        }
         // Known to be a module class, or a module class if another module's class is one.
         let (mut known, mut inherited, mut other) = (false, None, None);
         for base in class.bases() {
@@ -288,24 +303,37 @@ impl Checker<'_, '_> {
     /// Model code is a module class's methods but its constructor, which runs where the module
     /// is made, on the CPU, before the module is moved (and what they define inside). The
     /// inputs of `forward` follow the model, unless a number, a string, a flag or a container
-    /// by annotation or default; another method's parameters only when annotated as tensors:
-    /// most are sizes and options (`calculate_mask(self, H, W)`).
+    /// by annotation or default, and so do another method's parameters annotated as tensors.
+    /// A module-level function, and another method's other parameters, may be model code: what
+    /// comes from their parameters follows the model if model code hands them its tensors
+    /// ([`Origin`]), as the project decides.
     pub(crate) fn follow_parameters(&mut self, def: &ast::StmtFunctionDef, method: bool) {
         let constructor = method && def.name.as_str() == "__init__";
-        self.function.flow.in_model =
+        let model_method =
             (method || !self.model.in_constructor) && !constructor && self.model_class().is_some();
         if method {
             self.model.in_constructor = constructor;
         }
-        if !method || !self.function.flow.in_model {
+        let module_function = self.model.enabled
+            && !method
+            && self.qualname.len() == 1
+            && self.function.method_of.is_none();
+        self.function.flow.in_model = model_method || module_function;
+        if !(module_function || method && model_method) {
             return;
         }
-        let inputs = matches!(def.name.as_str(), "forward" | "__call__");
+        let inputs = method && matches!(def.name.as_str(), "forward" | "__call__");
+        let receiver = usize::from(
+            method
+                && !(def.decorator_list.iter())
+                    .any(|decorator| last_name(&decorator.expression) == "staticmethod"),
+        );
         let parameters = (def.parameters.posonlyargs.iter())
             .chain(&def.parameters.args)
             .chain(&def.parameters.kwonlyargs)
-            .skip(1);
-        for parameter in parameters {
+            .skip(receiver);
+        let mut fed = Vec::new();
+        for (at, parameter) in parameters.enumerate() {
             let annotation = parameter.parameter.annotation.as_deref();
             let tensor = annotation.is_some_and(|a| self.source(&range(a)).contains("Tensor"));
             let plain = |expr: &Expr| {
@@ -318,11 +346,20 @@ impl Checker<'_, '_> {
             };
             let plain =
                 annotation.is_some_and(plain) || parameter.default.as_deref().is_some_and(plain);
-            if tensor || (inputs && !plain) {
-                let name = parameter.parameter.name.as_str();
-                self.function.flow.follows.insert(name.into());
-            }
+            let name = CompactString::from(parameter.parameter.name.as_str());
+            let origin = match (method && (tensor || (inputs && !plain)), plain) {
+                (true, _) => 0,
+                (false, true) => continue,
+                (false, false) if fed.len() < 63 => {
+                    fed.push((at, name.clone()));
+                    1 << (fed.len() - 1)
+                }
+                (false, false) => continue,
+            };
+            self.function.flow.follows.insert(name, origin);
         }
+        let path = format!("{}.{}", self.module, self.qualname.join("."));
+        self.function.flow.fed_by = (!self.module.is_empty()).then(|| (path.into(), fed));
     }
 
     /// What an assignment tells of the names it binds: whether each follows the model, and
@@ -342,8 +379,8 @@ impl Checker<'_, '_> {
                     None => self.function.flow.cpu_made.remove(&name),
                 };
                 match self.follows(value) {
-                    true => self.function.flow.follows.insert(name),
-                    false => self.function.flow.follows.remove(&name),
+                    Some(origin) => self.function.flow.follows.insert(name, origin),
+                    None => self.function.flow.follows.remove(&name),
                 };
             }
             // `q, k, v = self.qkv(x).chunk(3, dim=-1)`.
@@ -352,8 +389,8 @@ impl Checker<'_, '_> {
                 for name in elts.iter().filter_map(bound_name) {
                     self.function.flow.cpu_made.remove(&name);
                     match follows {
-                        true => self.function.flow.follows.insert(name),
-                        false => self.function.flow.follows.remove(&name),
+                        Some(origin) => self.function.flow.follows.insert(name, origin),
+                        None => self.function.flow.follows.remove(&name),
                     };
                 }
             }
@@ -384,7 +421,7 @@ impl Checker<'_, '_> {
                 .made_on_cpu(&choice.body)
                 .or_else(|| self.made_on_cpu(&choice.orelse)),
             // Arithmetic with numbers (`torch.arange(n) * -scale`).
-            Expr::BinOp(op) if !self.follows(&op.left) && !self.follows(&op.right) => self
+            Expr::BinOp(op) if self.follows(value).is_none() => self
                 .made_on_cpu(&op.left)
                 .or_else(|| self.made_on_cpu(&op.right)),
             Expr::Call(call) => {
@@ -426,7 +463,7 @@ impl Checker<'_, '_> {
                         if !function.contains('.') || function.starts_with("nn.functional.") =>
                     {
                         let tensors = || call.arguments.args.iter();
-                        return match tensors().any(|argument| self.follows(argument)) {
+                        return match tensors().any(|argument| self.follows(argument).is_some()) {
                             true => None,
                             false => tensors().find_map(|argument| self.made_on_cpu(argument)),
                         };
@@ -461,90 +498,105 @@ impl Checker<'_, '_> {
             && (call.arguments.keywords.iter()).all(|k| k.arg.as_deref() == Some("dtype"))
     }
 
-    /// Whether `value` is a tensor that follows the model to its device.
-    fn follows(&self, value: &Expr) -> bool {
+    /// Whether `value` is a tensor that follows the model to its device, and where from.
+    fn follows(&self, value: &Expr) -> Option<Origin> {
         match value {
-            Expr::Name(name) => self.function.flow.follows.contains(name.id.as_str()),
+            Expr::Name(name) => self.function.flow.follows.get(name.id.as_str()).copied(),
             Expr::Attribute(attribute) => match attribute.attr.as_str() {
                 "T" | "mT" | "H" | "mH" | "data" | "real" | "imag" | "grad" => {
                     self.follows(&attribute.value)
                 }
-                name if NOT_TENSORS.contains(&name) => false,
+                name if NOT_TENSORS.contains(&name) => None,
                 // `self.weight`, a submodule's `self.linear.weight`.
                 name => match &*attribute.value {
                     owner if is_self(owner) => {
-                        bound_name(value).is_some_and(|n| self.function.flow.follows.contains(&n))
-                            || self
-                                .model_class()
-                                .is_some_and(|class| class.follows.contains(name))
+                        let bound = bound_name(value);
+                        bound
+                            .and_then(|n| self.function.flow.follows.get(&n).copied())
+                            .or_else(|| (self.model_class()?.follows.contains(name)).then_some(0))
                     }
-                    Expr::Attribute(owner) if is_self(&owner.value) => self
-                        .model_class()
-                        .is_some_and(|class| class.follows.contains(owner.attr.as_str())),
-                    _ => false,
+                    Expr::Attribute(owner) if is_self(&owner.value) => (self.model_class()?)
+                        .follows
+                        .contains(owner.attr.as_str())
+                        .then_some(0),
+                    _ => None,
                 },
             },
             Expr::Subscript(item) => self.follows(&item.value),
-            Expr::BinOp(op) => self.follows(&op.left) || self.follows(&op.right),
+            Expr::BinOp(op) => merge(self.follows(&op.left), self.follows(&op.right)),
             Expr::UnaryOp(op) => self.follows(&op.operand),
             // A mask (`scores > 0`).
             Expr::Compare(compare) => self.follows(&compare.left),
             Expr::Call(call) => self.call_follows(call),
-            _ => false,
+            _ => None,
         }
     }
 
     /// Whether a call gives a tensor that follows the model: a submodule's output, a method of
     /// such a tensor (`x.softmax(-1)`), a function of one (`F.relu(x)`, `layer(x)`), or a
     /// factory given its device (`torch.zeros(n, device=x.device)`).
-    fn call_follows(&self, call: &ast::ExprCall) -> bool {
+    fn call_follows(&self, call: &ast::ExprCall) -> Option<Origin> {
         let argument_follows = || {
             let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
-            (call.arguments.args.iter().chain(keywords)).any(|argument| match argument {
-                Expr::List(list) => list.iter().any(|e| self.follows(e)),
-                Expr::Tuple(tuple) => tuple.iter().any(|e| self.follows(e)),
-                other => self.follows(other),
-            })
+            (call.arguments.args.iter().chain(keywords))
+                .map(|argument| match argument {
+                    Expr::List(list) => list.iter().map(|e| self.follows(e)).fold(None, merge),
+                    Expr::Tuple(tuple) => tuple.iter().map(|e| self.follows(e)).fold(None, merge),
+                    other => self.follows(other),
+                })
+                .fold(None, merge)
+        };
+        // Of another function, what it is given first: the others are often sizes and options
+        // (`window_partition(mask, h, w)`).
+        let first_follows = || {
+            let first = (call.arguments.args.first()).or_else(|| {
+                call.arguments
+                    .keywords
+                    .first()
+                    .map(|keyword| &keyword.value)
+            });
+            first.and_then(|first| self.follows(first))
         };
         match &*call.func {
-            Expr::Name(name) if BUILTINS.contains(&name.id.as_str()) => false,
+            Expr::Name(name) if BUILTINS.contains(&name.id.as_str()) => None,
             Expr::Attribute(method) => {
                 let name = method.attr.as_str();
                 if NOT_TENSORS.contains(&name) || (name == "to" && !self.only_dtypes(call)) {
-                    return false;
+                    return None;
                 }
-                if self.follows(&call.func) || self.follows(&method.value) {
-                    return true;
+                if let Some(origin) = merge(self.follows(&call.func), self.follows(&method.value)) {
+                    return Some(origin);
                 }
                 match self.resolve(&call.func) {
                     Some(path) => match path.strip_prefix("torch.") {
                         Some(function) if self.api.names.factories.contains(function) => {
-                            call.arguments.find_keyword("device").is_some_and(|device| {
-                                matches!(&device.value, Expr::Attribute(of)
-                                    if of.attr.as_str() == "device" && self.follows(&of.value))
-                            })
+                            let device = call.arguments.find_keyword("device")?;
+                            match &device.value {
+                                Expr::Attribute(of) if of.attr.as_str() == "device" => {
+                                    self.follows(&of.value)
+                                }
+                                _ => None,
+                            }
                         }
                         Some(_) => argument_follows(),
-                        None => {
-                            !path.starts_with("numpy.")
-                                && !path.starts_with("math.")
-                                && argument_follows()
-                        }
+                        None if path.starts_with("numpy.") || path.starts_with("math.") => None,
+                        None => first_follows(),
                     },
-                    None => argument_follows(),
+                    None => first_follows(),
                 }
             }
-            func => self.follows(func) || argument_follows(),
+            func => merge(self.follows(func), first_follows()),
         }
     }
 
     /// A call in model code where tensors meet: a layer of `torch.nn` given a CPU tensor
     /// (`self.rnn(torch.zeros(b, h), hidden)`: its weights are on the model's device), and a
     /// tensor method that combines (`x.masked_fill(mask, value)`, `x.index_select(0, index)`).
-    pub(crate) fn model_call(&mut self, call: &ast::ExprCall) {
+    pub(crate) fn model_call(&mut self, call: &ast::ExprCall, path: Option<&str>) {
         if !self.function.flow.in_model {
             return;
         }
+        self.hand_on(call, path);
         let layer = matches!(&*call.func, Expr::Attribute(layer) if self.is_layer(layer));
         let combining = match &*call.func {
             Expr::Attribute(method) if self.resolve(&call.func).is_none() => {
@@ -595,6 +647,42 @@ impl Checker<'_, '_> {
         self.meets(range(call), &operands);
     }
 
+    /// Notes what a call hands the project's functions of tensors that follow the model: a
+    /// function of the module (`load(x)`), another module's (`utils.pad(x)`), or a method of
+    /// the class (`self.mask(lengths)`), by the arguments' places and keywords.
+    fn hand_on(&mut self, call: &ast::ExprCall, path: Option<&str>) {
+        if call.arguments.is_empty() {
+            return;
+        }
+        let Some(callee) = self.own_method(&call.func).or_else(|| {
+            let path = path?;
+            (!path.starts_with("torch.") && path.contains('.')).then(|| path.into())
+        }) else {
+            return;
+        };
+        let positional = (call.arguments.args.iter().enumerate())
+            .map(|(at, argument)| (format!("#{at}"), argument));
+        let keywords = (call.arguments.keywords.iter())
+            .filter_map(|keyword| Some((keyword.arg.as_ref()?.to_string(), &keyword.value)));
+        for (parameter, argument) in positional.chain(keywords) {
+            let Some(origin) = self.follows(argument) else {
+                continue;
+            };
+            let from = match origin {
+                0 => None,
+                origin => match self.function.flow.fed_by.as_ref() {
+                    Some((caller, fed)) => Some((caller.to_string(), parameter_keys(fed, origin))),
+                    None => continue,
+                },
+            };
+            self.model.fed.push(HandedOn {
+                function: callee.to_string(),
+                parameter,
+                from,
+            });
+        }
+    }
+
     /// Whether `self.<name>` is a layer of `torch.nn`.
     fn is_layer(&self, attribute: &ast::ExprAttribute) -> bool {
         is_self(&attribute.value)
@@ -617,7 +705,10 @@ impl Checker<'_, '_> {
     /// `cpu[gpu_mask]`: a CPU tensor indexed with a tensor on the model's device fails (the
     /// other way round works: a CPU index is moved to the indexed tensor's device).
     pub(crate) fn indexed(&mut self, item: &ast::ExprSubscript) {
-        if self.function.flow.in_model && self.follows(&item.slice) && !self.follows(&item.value) {
+        if self.function.flow.in_model
+            && self.follows(&item.slice).is_some()
+            && self.follows(&item.value).is_none()
+        {
             self.meets(range(item), &[&item.value, &item.slice]);
         }
     }
@@ -634,7 +725,11 @@ impl Checker<'_, '_> {
         else {
             return;
         };
-        let Some(other) = operands.iter().find(|operand| self.follows(operand)) else {
+        // The operand that certainly follows the model, or else one that may.
+        let Some((other, origin)) = (operands.iter())
+            .filter_map(|operand| Some((*operand, self.follows(operand)?)))
+            .min_by_key(|(_, origin)| *origin != 0)
+        else {
             return;
         };
         if !self.model.reported.insert(span.start) {
@@ -652,7 +747,19 @@ impl Checker<'_, '_> {
             Expr::Name(_) | Expr::Attribute(_) => shown(&range(other)),
             _ => None,
         };
-        let requires = self.model_class().and_then(|class| class.requires.clone());
+        let requires = match origin {
+            0 => (self.model_class().and_then(|class| class.requires.clone()))
+                .map(|base| Requirement::ModuleClass { base }),
+            origin => {
+                let Some((function, fed)) = self.function.flow.fed_by.as_ref() else {
+                    return;
+                };
+                Some(Requirement::Fed {
+                    function: function.to_string(),
+                    parameters: parameter_keys(fed, origin),
+                })
+            }
+        };
         self.events.push(Event::UnplacedTensor {
             shown: shown(&span),
             span,
@@ -664,6 +771,25 @@ impl Checker<'_, '_> {
             requires,
         });
     }
+}
+
+/// Where a tensor that follows the model comes from, of two: certainly the model's if either
+/// is, else from the parameters of both.
+fn merge(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
+    match (a, b) {
+        (None, origin) | (origin, None) => origin,
+        (Some(0), _) | (_, Some(0)) => Some(0),
+        (Some(a), Some(b)) => Some(a | b),
+    }
+}
+
+/// The parameters an origin names, each by its place among a call's arguments (`#1`) and by
+/// its name, as calls hand them on.
+fn parameter_keys(fed: &[(usize, CompactString)], origin: Origin) -> Vec<String> {
+    (fed.iter().enumerate())
+        .filter(|(bit, _)| origin & (1 << bit) != 0)
+        .flat_map(|(_, (at, name))| [format!("#{at}"), name.to_string()])
+        .collect()
 }
 
 /// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`).
