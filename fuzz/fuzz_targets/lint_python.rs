@@ -32,6 +32,8 @@ fuzz_target!(|data: &[u8]| {
             project: &empty,
             folder: String::new(),
             rooted: Vec::new(),
+            // Every analysis, the model code's too.
+            model_code: true,
         };
         let first = python_files::check(text, &cx);
         let summary = first.summary.clone();
