@@ -412,7 +412,11 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
             let findings = match run.settled.get(&unit.path) {
                 Some(settled) => settled.findings.clone(),
                 None => {
-                    python_files::lint(&text, &python_files::context(&unit, config, &run.python))
+                    let package = &run.session.packages[unit.package].name;
+                    let cx = python_files::context(&unit, config, &run.python, package);
+                    let mut findings = python_files::lint(&text, &cx);
+                    python_files::keep_standing(&mut findings, &run.python, &run.python.fed());
+                    findings
                 }
             };
             (text, findings)

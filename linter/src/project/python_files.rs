@@ -106,7 +106,8 @@ impl PythonFiles<'_> {
             return None;
         };
         let text = source::decode(bytes, Language::Python).ok()?;
-        let mut cx = context(unit, config, project);
+        let package = &self.session.packages[unit.package].name;
+        let mut cx = context(unit, config, project, package);
         cx.rooted = self.rooted(unit);
         let checked = super::linting(|| check(&text, &cx)).ok()?;
         let settled = Settled {
@@ -251,11 +252,12 @@ pub fn keep_standing(
     });
 }
 
-/// What the Python checker needs of a file and its configuration.
+/// What the Python checker needs of a file, its configuration and the name of its package.
 pub fn context<'a>(
     unit: &FileUnit,
     config: &'a Config,
     project: &'a python::Project,
+    package: &str,
 ) -> python::PyContext<'a> {
     let dir = unit.path.parent();
     let is_init = unit
@@ -273,6 +275,6 @@ pub fn context<'a>(
         folder: dir.map(|dir| dir.display().to_string()).unwrap_or_default(),
         rooted: Vec::new(),
         model_code: rules::find("unplaced_tensor")
-            .is_some_and(|rule| config.level(rule, &unit.crate_name) != Level::Allow),
+            .is_some_and(|rule| config.level(rule, package) != Level::Allow),
     }
 }
