@@ -1,9 +1,15 @@
 //! Model code: the methods of `torch.nn.Module` subclasses, which run wherever the model was
 //! moved. A tensor they make on the CPU (a factory without `device=`, `torch.tensor([...])`,
 //! `torch.from_numpy(...)`, a plain tensor attribute set in `__init__`) fails on a GPU when it
-//! meets, in one op, a tensor that follows the model: the method's tensor parameters, the
-//! module's parameters, buffers and submodules, and what is computed from them
-//! (`unplaced_tensor`). On a machine without a GPU both are on the CPU and every test passes.
+//! meets, in one op, a tensor that follows the model: `forward`'s inputs, the module's
+//! parameters, buffers and submodules, and what is computed from them (`unplaced_tensor`). On a
+//! machine without a GPU both are on the CPU and every test passes.
+//!
+//! Two facts of the project decide what is model code, after every file is checked and without
+//! checking one again (each finding says what it needs, a [`Requirement`]): the class hierarchy
+//! (a class whose base is another module's module class, [`ModelCode::classes`]), and what
+//! calls hand on (a function that model code hands its tensors, through other such functions:
+//! a value carries the parameters it comes from, an [`Origin`]).
 
 use std::ops::Range;
 
