@@ -23,6 +23,13 @@ pub struct CallNames {
     /// tensor made on the CPU meets one that follows a model.
     #[serde(default)]
     pub meeting: FxHashSet<String>,
+    /// Tensor methods whose result is on the tensor's device: views, copies, other dtypes,
+    /// masks, in-place initialisers.
+    #[serde(default)]
+    pub keeps_device: FxHashSet<String>,
+    /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
+    #[serde(default)]
+    pub not_tensors: FxHashSet<String>,
     /// Calls that return a device type without an index (dotted paths): the current device
     /// where a device goes, as `"cuda"` is, and a device type elsewhere.
     #[serde(default)]
@@ -70,6 +77,8 @@ impl CallNames {
             factories,
             combining,
             meeting,
+            keeps_device,
+            not_tensors,
             current_device_values,
             device_type_apis,
             queries,
@@ -86,6 +95,8 @@ impl CallNames {
         self.factories.extend(factories);
         self.combining.extend(combining);
         self.meeting.extend(meeting);
+        self.keeps_device.extend(keeps_device);
+        self.not_tensors.extend(not_tensors);
         self.current_device_values.extend(current_device_values);
         self.device_type_apis.extend(device_type_apis);
         self.queries.extend(queries);

@@ -512,6 +512,12 @@ pub(crate) fn forwards(arguments: &ast::Arguments) -> bool {
             .any(|keyword| keyword.arg.is_none())
 }
 
+/// Whether a method of a class is handed its receiver first (`self`, `cls`): all but a
+/// `staticmethod`.
+pub(crate) fn takes_receiver(def: &ast::StmtFunctionDef) -> bool {
+    !(def.decorator_list.iter()).any(|decorator| last_name(&decorator.expression) == "staticmethod")
+}
+
 /// The last name of a name or an attribute chain (`print`, `info` of `logger.info`), or "".
 pub(crate) fn last_name(expr: &Expr) -> &str {
     match expr {

@@ -9,7 +9,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::says_gpu_index;
-use crate::python::semantic::{last_name, string};
+use crate::python::semantic::{last_name, string, takes_receiver};
 
 /// The module's functions that take a device positionally (`def generate(model, params,
 /// device)`), its classes' methods that do (`self.load(path, device)`), and its classes whose
@@ -37,11 +37,7 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
                         "__init__" => format!("{module}.{}", class.name),
                         name => format!("{module}.{}.{name}", class.name),
                     };
-                    let bound = !def
-                        .decorator_list
-                        .iter()
-                        .any(|decorator| last_name(&decorator.expression) == "staticmethod");
-                    Some((def, path, usize::from(bound)))
+                    Some((def, path, usize::from(takes_receiver(def))))
                 }
                 _ => None,
             })

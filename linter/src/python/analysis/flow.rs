@@ -104,28 +104,6 @@ pub(crate) enum Choice {
     Ordinal(u64),
 }
 
-/// Tensor methods whose result is on the tensor's device: views, copies, other dtypes.
-pub(crate) const KEEPS_DEVICE: &[&str] = &[
-    "repeat",
-    "transpose",
-    "permute",
-    "view",
-    "reshape",
-    "unsqueeze",
-    "squeeze",
-    "expand",
-    "flatten",
-    "contiguous",
-    "clone",
-    "detach",
-    "float",
-    "double",
-    "half",
-    "long",
-    "int",
-    "bool",
-];
-
 impl<'a> Checker<'a, '_> {
     /// Whether `value` is a call asking for the current device (`torch.cuda.current_device()`)
     /// with nothing to walk in it.
@@ -493,7 +471,9 @@ impl<'a> Checker<'a, '_> {
             "to" => self.device_of(call.arguments.find_argument_value("device", 0)?)?,
             // A view, a copy or another dtype of a tensor is where the tensor is
             // (`torch.arange(n).repeat(b, 1).transpose(0, 1)`).
-            name if KEEPS_DEVICE.contains(&name) => return self.fact_of(&method.value),
+            name if self.api.names.keeps_device.contains(name) => {
+                return self.fact_of(&method.value);
+            }
             _ => return None,
         };
         Some(Fact {

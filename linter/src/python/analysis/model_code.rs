@@ -20,10 +20,10 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::analysis::{Event, MadeOnCpu};
 use crate::diagnostic::Requirement;
-use crate::python::analysis::flow::{KEEPS_DEVICE, Origin};
+use crate::python::analysis::flow::Origin;
 use crate::python::checker::Checker;
 use crate::python::project::HandedOn;
-use crate::python::semantic::{last_name, range, string};
+use crate::python::semantic::{range, string, takes_receiver};
 use crate::source::FileRole;
 
 /// What the checker knows of the file's model classes.
@@ -40,8 +40,6 @@ pub(crate) struct ModelCode {
     ///
     /// [`PyContext::model_code`]: crate::python::PyContext::model_code
     enabled: bool,
-    /// Whether the method being walked is a constructor, for the functions nested in it.
-    in_constructor: bool,
     /// Where the file hands tensors that follow the model to the project's functions
     /// ([`Summary::fed`]).
     ///
@@ -79,10 +77,9 @@ impl ModelCode {
 struct ModelClass {
     /// Its parameters, buffers and submodules (`self.linear`, `self.weight`).
     follows: FxHashSet<CompactString>,
-    /// Its layers of `torch.nn` (`self.rnn = nn.GRU(...)`), which use their input as it is; a
-    /// module of the project may move what it is given.
-    /// Each with whether it is recurrent (`nn.GRU`, `nn.LSTMCell`), which takes its state
-    /// beside its input.
+    /// Its layers of `torch.nn` (`self.rnn = nn.GRU(...)`), which use their input as it is (a
+    /// module of the project may move what it is given), each with whether it is recurrent
+    /// (`nn.GRU`, `nn.LSTMCell`): one that takes its state beside its input.
     layers: FxHashMap<CompactString, bool>,
     /// Attributes set, once and nowhere else, to a tensor made on the CPU (`self.mask =
     /// torch.ones(n, n).tril()` in `__init__`): the module's `.to()` leaves them there.
@@ -100,32 +97,6 @@ enum Made {
     /// The project's modules, and containers of modules.
     Own,
 }
-
-/// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
-const NOT_TENSORS: &[&str] = &[
-    "size",
-    "dim",
-    "item",
-    "tolist",
-    "numel",
-    "ndimension",
-    "nelement",
-    "element_size",
-    "is_contiguous",
-    "data_ptr",
-    "stride",
-    "get_device",
-    "numpy",
-    "cpu",
-    "is_floating_point",
-    "shape",
-    "device",
-    "dtype",
-    "ndim",
-    "is_cuda",
-    "requires_grad",
-    "type",
-];
 
 /// Builtins that take a tensor and give no tensor (`len(x)`, `int(x.sum())`).
 const BUILTINS: &[&str] = &[
@@ -156,21 +127,6 @@ const BUILTINS: &[&str] = &[
     "all",
     "dict",
     "set",
-];
-
-/// Methods beyond [`KEEPS_DEVICE`] that give a tensor on the device of the one they are
-/// called on (views, masks, in-place initialisers).
-const ALSO_KEEPS_DEVICE: &[&str] = &[
-    "tril",
-    "triu",
-    "t",
-    "flip",
-    "cumsum",
-    "masked_fill",
-    "fill_",
-    "zero_",
-    "normal_",
-    "uniform_",
 ];
 
 impl Checker<'_, '_> {
@@ -314,26 +270,16 @@ impl Checker<'_, '_> {
     /// comes from their parameters follows the model if model code hands them its tensors
     /// ([`Origin`]), as the project decides.
     pub(crate) fn follow_parameters(&mut self, def: &ast::StmtFunctionDef, method: bool) {
-        let constructor = method && def.name.as_str() == "__init__";
-        let model_method =
-            (method || !self.model.in_constructor) && !constructor && self.model_class().is_some();
-        if method {
-            self.model.in_constructor = constructor;
-        }
-        let module_function = self.model.enabled
-            && !method
-            && self.qualname.len() == 1
-            && self.function.method_of.is_none();
+        // A constructor, or a function defined in one (`self.qualname` holds the function).
+        let in_constructor = self.qualname.iter().any(|part| part == "__init__");
+        let model_method = !in_constructor && self.model_class().is_some();
+        let module_function = self.model.enabled && self.qualname.len() == 1;
         self.function.flow.in_model = model_method || module_function;
         if !(module_function || method && model_method) {
             return;
         }
         let inputs = method && matches!(def.name.as_str(), "forward" | "__call__");
-        let receiver = usize::from(
-            method
-                && !(def.decorator_list.iter())
-                    .any(|decorator| last_name(&decorator.expression) == "staticmethod"),
-        );
+        let receiver = usize::from(method && takes_receiver(def));
         let parameters = (def.parameters.posonlyargs.iter())
             .chain(&def.parameters.args)
             .chain(&def.parameters.kwonlyargs)
@@ -434,8 +380,7 @@ impl Checker<'_, '_> {
                 if let Expr::Attribute(method) = &*call.func {
                     let name = method.attr.as_str();
                     // A view, a part or another dtype of a CPU tensor is on the CPU.
-                    let keeps = KEEPS_DEVICE.contains(&name)
-                        || ALSO_KEEPS_DEVICE.contains(&name)
+                    let keeps = self.api.names.keeps_device.contains(name)
                         || (name == "to" && self.only_dtypes(call));
                     if keeps {
                         return self.made_on_cpu(&method.value);
@@ -512,7 +457,7 @@ impl Checker<'_, '_> {
                 "T" | "mT" | "H" | "mH" | "data" | "real" | "imag" | "grad" => {
                     self.follows(&attribute.value)
                 }
-                name if NOT_TENSORS.contains(&name) => None,
+                name if self.api.names.not_tensors.contains(name) => None,
                 // `self.weight`, a submodule's `self.linear.weight`.
                 name => match &*attribute.value {
                     owner if is_self(owner) => {
@@ -567,7 +512,9 @@ impl Checker<'_, '_> {
             Expr::Name(name) if BUILTINS.contains(&name.id.as_str()) => None,
             Expr::Attribute(method) => {
                 let name = method.attr.as_str();
-                if NOT_TENSORS.contains(&name) || (name == "to" && !self.only_dtypes(call)) {
+                if self.api.names.not_tensors.contains(name)
+                    || (name == "to" && !self.only_dtypes(call))
+                {
                     return None;
                 }
                 if let Some(origin) = merge(self.follows(&call.func), self.follows(&method.value)) {
@@ -603,9 +550,14 @@ impl Checker<'_, '_> {
             return;
         }
         self.hand_on(call, path);
-        let layer = matches!(&*call.func, Expr::Attribute(layer) if self.is_layer(layer));
+        // A layer of `torch.nn`, and whether recurrent.
+        let layer = match &*call.func {
+            Expr::Attribute(layer) if is_self(&layer.value) => (self.model_class())
+                .and_then(|class| class.layers.get(layer.attr.as_str()).copied()),
+            _ => None,
+        };
         let combining = match &*call.func {
-            Expr::Attribute(method) if self.resolve(&call.func).is_none() => {
+            Expr::Attribute(method) if path.is_none() => {
                 let name = method.attr.as_str();
                 (self.api.names.combining.contains(name) || self.api.names.meeting.contains(name))
                     .then_some(&*method.value)
@@ -618,16 +570,15 @@ impl Checker<'_, '_> {
                 .collect(),
             // Its input, the first argument, and a recurrent layer's state: the others may be
             // lengths or options, which a layer takes on the CPU (`nn.CTCLoss`'s lengths).
-            None if layer => {
-                let recurrent = matches!(&*call.func, Expr::Attribute(layer)
-                    if self.model_class().and_then(|class| class.layers.get(layer.attr.as_str()))
-                        == Some(&true));
+            None => {
+                let Some(recurrent) = layer else {
+                    return;
+                };
                 let inputs = if recurrent { 2 } else { 1 };
                 std::iter::once(&*call.func)
                     .chain(call.arguments.args.iter().take(inputs))
                     .collect()
             }
-            None => return,
         };
         self.meets(range(call), &operands);
     }
