@@ -85,6 +85,7 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
         module: Vec::new(),
         entry_points: &[],
         calls_to: None,
+        model_code: true,
     };
     let findings = crate::project::lint_text(&text, &cx);
     let findings = Suppressions::parse(&text).apply(findings, &LineIndex::new(&text), |_| true);
@@ -149,7 +150,7 @@ pub(crate) fn check_rule(rule: &'static Rule) {
 }
 
 /// The rules that look at Python code only, so far (their `explain` text says so).
-const PYTHON_ONLY: &[&str] = &["unplaced_tensor"];
+const PYTHON_ONLY: &[&str] = &[];
 
 /// Checks `fail.EXT` against the snapshot `snapshot` and `pass.EXT`.
 fn check_fixtures(rule: &'static Rule, dir: &std::path::Path, ext: &str, snapshot: &str) {

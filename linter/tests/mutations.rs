@@ -208,6 +208,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
             module: Vec::new(),
             entry_points: &[],
             calls_to: None,
+            model_code: true,
         };
         lint_text(text, &cx)
     }));

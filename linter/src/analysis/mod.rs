@@ -184,8 +184,9 @@ pub enum Event<'a> {
         in_entry_point: bool,
         in_program: bool,
     },
-    /// In Python model code (a method of a `torch.nn.Module` subclass), a tensor made on the
-    /// CPU meeting, in one op, a tensor that follows the model to its device.
+    /// In model code (a method of a `torch.nn.Module` subclass, of a candle or tch `Module`),
+    /// a tensor made on the CPU meeting, in one op, a tensor that follows the model to its
+    /// device.
     UnplacedTensor {
         /// How it was made, as written, unless too long to show.
         shown: Option<String>,

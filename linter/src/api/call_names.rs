@@ -30,6 +30,13 @@ pub struct CallNames {
     /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
     #[serde(default)]
     pub not_tensors: FxHashSet<String>,
+    /// Traits whose implementors are models (Rust paths: candle's `Module`): their methods are
+    /// model code.
+    #[serde(default)]
+    pub model_traits: FxHashSet<String>,
+    /// Tensor types (Rust paths): what a model's methods take and give.
+    #[serde(default)]
+    pub tensor_types: FxHashSet<String>,
     /// Calls that return a device type without an index (dotted paths): the current device
     /// where a device goes, as `"cuda"` is, and a device type elsewhere.
     #[serde(default)]
@@ -79,6 +86,8 @@ impl CallNames {
             meeting,
             keeps_device,
             not_tensors,
+            model_traits,
+            tensor_types,
             current_device_values,
             device_type_apis,
             queries,
@@ -97,6 +106,8 @@ impl CallNames {
         self.meeting.extend(meeting);
         self.keeps_device.extend(keeps_device);
         self.not_tensors.extend(not_tensors);
+        self.model_traits.extend(model_traits);
+        self.tensor_types.extend(tensor_types);
         self.current_device_values.extend(current_device_values);
         self.device_type_apis.extend(device_type_apis);
         self.queries.extend(queries);

@@ -622,6 +622,7 @@ mod tests {
                 module: Vec::new(),
                 entry_points: &[],
                 calls_to: None,
+                model_code: false,
             };
             lint_text(text, &cx)
         };

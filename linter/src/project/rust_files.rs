@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::analysis::{CallFact, ChooserFact, Event};
 use crate::api::{Api, Chooser, NameSet};
-use crate::diagnostic::{Finding, Requirement};
+use crate::diagnostic::{Finding, Level, Requirement};
 use crate::discover::FileUnit;
 use crate::rules;
 use crate::rust::parse::{self, Nesting, NoTree};
@@ -350,6 +350,9 @@ fn rust_context<'a>(
         module: unit.module.clone(),
         entry_points: &config.entry_points,
         calls_to,
+        model_code: rules::find("unplaced_tensor").is_some_and(|rule| {
+            config.level(rule, &run.session.packages[unit.package].name) != Level::Allow
+        }),
     }
 }
 

@@ -51,8 +51,29 @@ declare_rule! {
     /// or make it once as a buffer (`self.register_buffer("mask", ...)` in `__init__`), which
     /// the module's `.to()` moves with it.
     ///
+    /// ## In Rust
+    /// Model code is the methods that take `self` of a type implementing candle's `Module` or
+    /// `ModuleT` or tch's `nn::Module` or `nn::ModuleT`, or with its own `forward(&self, ..)`
+    /// taking a tensor (candle's models that take more than the input). A tensor follows the
+    /// model when it is a tensor parameter of such a method, a tensor field of `self`, or is
+    /// computed from one (`self.linear.forward(xs)?`, `xs.apply(&self.fc)`). Made on the CPU:
+    /// a constructor given `&Device::Cpu` (candle's `Tensor::new`, `arange`, `tril2`, ...), tch's
+    /// `(Kind::Float, Device::Cpu)` and `kind::FLOAT_CPU`, `Tensor::from_slice`. One op: the
+    /// arithmetic operators, `matmul`, candle's `broadcast_*`, comparisons, `where_cond` and
+    /// `index_select`, tch's `f_*` forms and `masked_fill`, `Tensor::cat` and `stack`. A 0-dim
+    /// tensor is flagged too: candle does not take it for a scalar.
+    /// ```rust,ignore
+    /// impl Module for Attention {
+    ///     fn forward(&self, xs: &Tensor) -> Result<Tensor> {
+    ///         let mask = Tensor::tril2(xs.dim(1)?, DType::F32, &Device::Cpu)?; // flagged
+    ///         let mask = Tensor::tril2(xs.dim(1)?, DType::F32, xs.device())?; // the fix
+    ///         xs.broadcast_mul(&mask)
+    ///     }
+    /// }
+    /// ```
+    ///
     /// ## In Python
-    /// The rule looks at Python code only, so far. Never flagged, because they work on a GPU:
+    /// Never flagged, because they work on a GPU:
     /// a 0-dim CPU tensor (`torch.tensor(1.0)`, `torch.tensor(scale)`: PyTorch takes it as a
     /// scalar), a CPU index used to index (`x[idx]`), a tensor moved before it meets
     /// (`.to(x.device)`, `.to(x)`), `*_like` and `x.new_*` constructors, buffers, a layer's
@@ -60,23 +81,25 @@ declare_rule! {
     /// loading, training scripts, tests), where CPU meets CPU.
     ///
     /// ## Known limits
-    /// Python only for now (candle's `&Device::Cpu` in a `Module::forward` and tch's
-    /// `FLOAT_CPU` are not looked at yet). The inputs of `forward` are taken for tensors on the
-    /// model's device, and so are other methods' parameters annotated as tensors; others follow
-    /// the model only where model code hands them its tensors. A library's module classes other
-    /// than `torch.nn`'s and Lightning's (`transformers.PreTrainedModel`) are not known; a
-    /// tensor handed to the project's own submodules, or made by a function kept in an
-    /// attribute (`self.window_fn(n)`), is not followed. A tensor left behind by `device_map`
-    /// sharding or CPU offload, or an input a convenience API never moves, needs run-time
-    /// facts. Measured blind on fifteen repositories' model code, its first build was wrong on
-    /// every finding (0 of 13: round 37 in `rounds/`); since fixed, it finds 12 of 53 real bugs
-    /// that projects fixed (`rounds/mined/`). It is `allow` until a blind round measures its
-    /// precision at 0.9 or more: enable it with `-W unplaced_tensor`, or `unplaced_tensor =
-    /// "warn"` under `[levels]`. Model code is walked only where the rule is on.
+    /// In Rust, model code is a model type's own methods: a tensor handed to a free function,
+    /// or made on the CPU by one (`make_causal_mask(n)`), is not followed, and burn makes no
+    /// tensor on a CPU of its own (its default device is `implicit_device`'s). In Python, the
+    /// inputs of `forward` are taken for tensors on the model's device, and so are other
+    /// methods' parameters annotated as tensors; others follow the model only where model code
+    /// hands them its tensors. A library's module classes other than `torch.nn`'s and
+    /// Lightning's (`transformers.PreTrainedModel`) are not known; a tensor handed to the
+    /// project's own submodules, or made by a function kept in an attribute
+    /// (`self.window_fn(n)`), is not followed. A tensor left behind by `device_map` sharding or
+    /// CPU offload, or an input a convenience API never moves, needs run-time facts. Measured
+    /// blind on fifteen repositories' model code, its first build was wrong on every finding (0
+    /// of 13: round 37 in `rounds/`); since fixed, it finds 12 of 53 real bugs that projects
+    /// fixed (`rounds/mined/`). It is `allow` until a blind round measures its precision at 0.9
+    /// or more: enable it with `-W unplaced_tensor`, or `unplaced_tensor = "warn"` under
+    /// `[levels]`. Model code is walked only where the rule is on.
     pub(crate) static UNPLACED_TENSOR = ("unplaced_tensor", Allow, Some(check));
 }
 
-fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
+fn check(event: &Event<'_>, language: Language) -> Option<Finding> {
     let Event::UnplacedTensor {
         shown,
         span,
@@ -106,21 +129,28 @@ fn check(event: &Event<'_>, _: Language) -> Option<Finding> {
             "made on the CPU",
         ),
     };
-    let help = match (how, device_of) {
-        (MadeOnCpu::Made, Some(tensor)) => {
+    let help = match (language, how, device_of) {
+        (Language::Rust, _, Some(tensor)) => format!(
+            "make it where `{tensor}` is: give it `{tensor}.device()` in place of the CPU, or \
+             move it with `.to_device({tensor}.device())`"
+        ),
+        (Language::Rust, _, None) => "make it on the model's device: give it the `.device()` \
+             of one of the method's tensors in place of the CPU"
+            .to_owned(),
+        (_, MadeOnCpu::Made, Some(tensor)) => {
             format!("make it where `{tensor}` is: `device={tensor}.device`, or make it a buffer")
         }
-        (MadeOnCpu::Made, None) => "make it on the model's device: `device=` the `.device` of \
+        (_, MadeOnCpu::Made, None) => "make it on the model's device: `device=` the `.device` of \
              one of the method's tensors, or make it a buffer"
             .to_owned(),
-        (MadeOnCpu::Converted, Some(tensor)) => {
+        (_, MadeOnCpu::Converted, Some(tensor)) => {
             format!("move it before it meets: `.to({tensor}.device)`")
         }
-        (MadeOnCpu::Converted, None) => {
+        (_, MadeOnCpu::Converted, None) => {
             "move it before it meets: `.to(...)` the `.device` of one of the method's tensors"
                 .to_owned()
         }
-        (MadeOnCpu::Attribute(name), _) => format!(
+        (_, MadeOnCpu::Attribute(name), _) => format!(
             "register it as a buffer (`self.register_buffer(\"{name}\", ...)`), which the \
              module's `.to()` moves"
         ),

@@ -69,6 +69,7 @@ pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event
         .scopes
         .push(ScopeKind::Module, Some(cx.module.clone()));
     checker.sem.collect_items(&file.items, true);
+    checker.note_models(&file.items);
     for item in &file.items {
         checker.visit_item(item);
     }
@@ -96,6 +97,13 @@ impl<'a> Checker<'_, 'a> {
     /// Walks a function body with its parameters bound and its analyses' state fresh. A body
     /// whose text names nothing a table knows (most bodies of most crates) can make no event,
     /// and is not walked.
+    /// Notes the model types of a module's items, where model code is looked at.
+    fn note_models(&mut self, items: &[Item]) {
+        if self.sem.cx.model_code {
+            self.analyses.models.note_items(&self.sem, items);
+        }
+    }
+
     fn walk_fn(&mut self, sig: &syn::Signature, block: &syn::Block, info: FnInfo<'_>) {
         // The braces' span, not `block.span()`, which would print the block to join its tokens.
         if !self.sem.may_mention_at(block.brace_token.span.join()) {
@@ -475,6 +483,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
         self.in_region(is_cfg_test(&module.attrs), |checker| {
             checker.sem.scopes.push(ScopeKind::Module, Some(path));
             checker.sem.collect_items(items, true);
+            checker.note_models(items);
             items.iter().for_each(|item| checker.visit_item(item));
             checker.sem.scopes.pop();
         });

@@ -41,6 +41,8 @@ pub struct FileContext<'a> {
     /// The functions whose calls the walk records ([`Event::Call`](crate::analysis::Event::Call)), by name: asked for only
     /// when findings depend on who calls those functions.
     pub calls_to: Option<&'a crate::api::NameSet>,
+    /// Whether model code is looked at (`unplaced_tensor` is on for the file's package).
+    pub model_code: bool,
 }
 
 #[cfg(test)]
@@ -75,6 +77,7 @@ mod tests {
             module: Vec::new(),
             entry_points: &[],
             calls_to: None,
+            model_code: false,
         };
         let file = syn::parse_file(source).expect("parses");
         walk(&file, source, &cx)

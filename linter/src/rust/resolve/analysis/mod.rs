@@ -16,12 +16,14 @@ pub(super) mod fallback;
 pub(super) mod flow;
 pub(super) mod loops;
 pub(super) mod macros;
+pub(super) mod model_code;
 
 use std::ops::Range;
 
 use syn::Expr;
 
 use super::semantic::Semantic;
+use super::semantic::syntax::range;
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
 
@@ -35,6 +37,7 @@ pub(super) struct FnState {
     pub(super) fallback: fallback::State,
     pub(super) loops: loops::State,
     pub(super) defaults: defaults::State,
+    pub(super) model_code: model_code::State,
 }
 
 /// A function about to be walked.
@@ -62,6 +65,8 @@ pub(super) struct FnInfo<'f> {
 pub(super) struct Analyses {
     pub(super) function: FnState,
     pub(super) file: entry::FileState,
+    /// The file's model types, noted module by module as the walk enters them.
+    pub(super) models: model_code::FileState,
 }
 
 impl Analyses {
@@ -73,6 +78,7 @@ impl Analyses {
                 ..FnState::default()
             },
             file,
+            models: model_code::FileState::default(),
         }
     }
 
@@ -83,6 +89,7 @@ impl Analyses {
             context: context::State::for_function(info),
             choosers: choosers::State::for_function(sem, info),
             defaults: defaults::State::for_function(info),
+            model_code: model_code::State::for_function(&self.models, sem, info),
             ..FnState::default()
         };
         std::mem::replace(&mut self.function, state)
@@ -247,6 +254,7 @@ impl Analyses {
     /// `let pat = init;`, before `init` is walked.
     pub(super) fn on_let(&mut self, sem: &Semantic<'_, '_>, names: &[String], init: &Expr) {
         fallback::on_let(&mut self.function.fallback, sem, names, init);
+        model_code::on_let(&mut self.function.model_code, sem, names, init);
     }
 
     /// A method call, before its receiver is walked.
@@ -265,21 +273,23 @@ impl Analyses {
         let state = &mut self.function;
         fallback::on_method_call(&mut state.fallback, call);
         context::on_method_call(&mut state.context, call);
-        let Some(entry) = entry else { return };
-        if entry.role == Role::BinaryOp
+        // Model code's tensors are tensors, whether or not the walk knew their type.
+        let operands = entry.or_else(|| model_code::follower_method(&state.model_code, sem, call));
+        if operands.is_some_and(|entry| entry.role == Role::BinaryOp)
             && let Some(rhs) = call.args.first()
         {
-            let shown = format!("`.{}()`", call.method);
-            flow::check_operands(
-                sem,
-                events,
-                || shown,
-                &call.receiver,
-                rhs,
-                call.method.span(),
-            );
+            let shown = format!(".{}()", call.method);
+            let quoted = || format!("`{shown}`");
+            flow::check_operands(sem, events, quoted, &call.receiver, rhs, call.method.span());
+            let op = model_code::Op {
+                shown,
+                span: range(call.method.span()),
+            };
+            model_code::check_operands(&state.model_code, sem, events, op, &call.receiver, rhs);
         }
-        if matches!(entry.role, Role::Transfer { .. }) || entry.transfers {
+        if let Some(entry) = entry
+            && (matches!(entry.role, Role::Transfer { .. }) || entry.transfers)
+        {
             loops::check_transfer(&state.loops, sem, events, entry, call);
         }
     }
@@ -297,7 +307,12 @@ impl Analyses {
         if entry.role == Role::Concat
             && let Some(list) = args.first()
         {
-            flow::check_list(sem, events, format!("`{shown}`"), span, list);
+            flow::check_list(sem, events, format!("`{shown}`"), span.clone(), list);
+            let op = model_code::Op {
+                shown: shown.to_owned(),
+                span,
+            };
+            model_code::check_list(&self.function.model_code, sem, events, op, list);
         }
     }
 
@@ -310,6 +325,7 @@ impl Analyses {
     ) {
         flow::on_binary(sem, events, binary);
         fallback::on_binary(&mut self.function.fallback, binary);
+        model_code::on_binary(&self.function.model_code, sem, events, binary);
     }
 
     /// The value a `match` or `if let` looks at.
