@@ -30,6 +30,10 @@ pub struct CallNames {
     /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
     #[serde(default)]
     pub not_tensors: FxHashSet<String>,
+    /// Calls whose value is the tensor they are given, on its device (dotted paths):
+    /// `torch.nn.Parameter(t)`, `torch.autograd.Variable(t)`.
+    #[serde(default)]
+    pub wrapping: FxHashSet<String>,
     /// Traits whose implementors are models (Rust paths: candle's `Module`): their methods are
     /// model code.
     #[serde(default)]
@@ -86,6 +90,7 @@ impl CallNames {
             meeting,
             keeps_device,
             not_tensors,
+            wrapping,
             model_traits,
             tensor_types,
             current_device_values,
@@ -106,6 +111,7 @@ impl CallNames {
         self.meeting.extend(meeting);
         self.keeps_device.extend(keeps_device);
         self.not_tensors.extend(not_tensors);
+        self.wrapping.extend(wrapping);
         self.model_traits.extend(model_traits);
         self.tensor_types.extend(tensor_types);
         self.current_device_values.extend(current_device_values);

@@ -392,6 +392,10 @@ impl Checker<'_, '_> {
                     return None;
                 }
                 let path = self.resolve(&call.func)?;
+                // `nn.Parameter(torch.ones(k))` outside a constructor stays where it was made.
+                if self.api.names.wrapping.contains(&*path) {
+                    return self.made_on_cpu(call.arguments.find_positional(0)?);
+                }
                 let function = path.strip_prefix("torch.")?;
                 let made = match function {
                     "from_numpy" => true,
