@@ -13,12 +13,14 @@ declare_rule! {
     /// on the CPU before the module moves; and the project's functions and methods that model
     /// code hands its tensors (`add_positions(x)` in `forward`), through other such functions.
     /// A tensor follows the model when it is an input of `forward`, a parameter, buffer or
-    /// submodule of the module (`self.weight`, `self.linear(x)`), one handed on by model code,
-    /// or is computed from one. Made on the CPU: a factory without `device=` (`torch.arange(n)`,
+    /// submodule of the module (`self.weight`, `self.linear(x)`), the output of a module the
+    /// constructor was given (`self.net = net`, then `self.net(x)`), one handed on by model
+    /// code, or is computed from one. Made on the CPU: a factory without `device=` (`torch.arange(n)`,
     /// `torch.ones(n, n).tril()`, `torch.zeros(batch, hidden)`), `torch.tensor([...])` of data
     /// written out, a legacy `torch.IntTensor(b, 1)`, `torch.from_numpy(...)`, what a function of
     /// torch makes of those (`torch.exp(torch.arange(n) * -s)`), and a plain tensor attribute
-    /// set in `__init__` instead of a buffer. One op: arithmetic, comparison and in-place
+    /// set in `__init__` instead of a buffer; wrapped in `nn.Parameter` or `Variable` outside
+    /// a constructor, it stays there. One op: arithmetic, comparison and in-place
     /// operators, `@`, `torch.cat`, `stack`, `where`, `matmul`, `einsum`, `bucketize`,
     /// `F.conv2d` and the like, the tensor methods of the same (`x.masked_fill(mask, v)`, the
     /// index of `x.index_select(0, index)`), a layer of `torch.nn` given it as its input

@@ -84,6 +84,9 @@ struct ModelClass {
     /// Attributes set, once and nowhere else, to a tensor made on the CPU (`self.mask =
     /// torch.ones(n, n).tril()` in `__init__`): the module's `.to()` leaves them there.
     on_cpu: FxHashMap<CompactString, Range<usize>>,
+    /// Attributes set to what the constructor is given (`self.net = net`): called, they are
+    /// the modules a wrapper runs (`self.net(x)`), whose outputs are on the model's device.
+    given: FxHashSet<CompactString>,
     /// For a class whose base is another module's class: that base's dotted path, which must
     /// be a module class for the class to be one.
     requires: Option<String>,
@@ -168,6 +171,14 @@ impl Checker<'_, '_> {
             requires,
             ..ModelClass::default()
         };
+        let init_parameters: FxHashSet<&str> = (class.body.iter())
+            .filter_map(|stmt| match stmt {
+                Stmt::FunctionDef(def) if def.name.as_str() == "__init__" => Some(def),
+                _ => None,
+            })
+            .flat_map(|def| def.parameters.iter_non_variadic_params().skip(1))
+            .map(|parameter| parameter.parameter.name.as_str())
+            .collect();
         // Each attribute's assignments: a CPU tensor stays behind only if nothing else sets it.
         let mut set: FxHashMap<CompactString, Option<Range<usize>>> = FxHashMap::default();
         let mut pending: Vec<&Stmt> = class.body.iter().collect();
@@ -186,6 +197,11 @@ impl Checker<'_, '_> {
                         let Some(attribute) = own_attribute(target) else {
                             continue;
                         };
+                        if let Expr::Name(given) = &*assign.value
+                            && init_parameters.contains(given.id.as_str())
+                        {
+                            model.given.insert(attribute.into());
+                        }
                         if let Some(made) = self.makes_module(&assign.value) {
                             model.follows.insert(attribute.into());
                             if let Made::Torch(recurrent) = made {
@@ -514,6 +530,14 @@ impl Checker<'_, '_> {
         };
         match &*call.func {
             Expr::Name(name) if BUILTINS.contains(&name.id.as_str()) => None,
+            // A module the constructor was given, run (`self.net(x)`).
+            Expr::Attribute(given)
+                if is_self(&given.value)
+                    && (self.model_class())
+                        .is_some_and(|class| class.given.contains(given.attr.as_str())) =>
+            {
+                Some(0)
+            }
             Expr::Attribute(method) => {
                 let name = method.attr.as_str();
                 if self.api.names.not_tensors.contains(name)
