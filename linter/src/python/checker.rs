@@ -105,6 +105,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         adopted: std::mem::take(&mut checker.adopted),
         classes: checker.model.classes(&checker.module),
         fed: std::mem::take(&mut checker.model.fed),
+        tensor_returns: std::mem::take(&mut checker.model.returns),
     };
     Checked {
         events: Ok(checker.events),
@@ -309,6 +310,7 @@ impl<'a> Checker<'a, '_> {
             self.visit_stmt(stmt);
         }
         self.finish_flow(&def.body);
+        self.note_tensor_return();
         if self.function.passes_on || self.function.forwards {
             self.note_passing();
         }
@@ -513,6 +515,7 @@ impl Checker<'_, '_> {
                 if let Some(value) = ret.value.as_deref() {
                     self.returned(value, before);
                     self.returned_in_branch(value);
+                    self.model_returned(value);
                 }
             }
             Stmt::Assert(_) => {

@@ -4,6 +4,7 @@
 //! make, which answers those questions (the module graph decides which modules outside packages
 //! are programs: those that run and that no other file imports).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use compact_str::CompactString;
@@ -62,6 +63,22 @@ pub struct Summary {
     pub classes: Vec<(String, Option<String>)>,
     /// Where it hands tensors that follow the model to the project's functions.
     pub fed: Vec<HandedOn>,
+    /// What its functions and methods return of tensors, by dotted path (model code's helpers
+    /// that compute from their parameters, or make a tensor on the CPU).
+    pub tensor_returns: Vec<(String, TensorReturn)>,
+}
+
+/// What a function returns of tensors, from its `return` statements.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TensorReturn {
+    /// The places among a call's positional arguments of the parameters whose tensors it
+    /// computes its value from (`def db_to_amplitude(snr): return 10 ** (snr / 20)`).
+    pub from: Vec<usize>,
+    /// Whether it returns what the model computes (a submodule's output).
+    pub model: bool,
+    /// Where it makes on the CPU a tensor it returns (`return torch.zeros(n).uniform_() < p`),
+    /// in its own file.
+    pub made: Option<Range<usize>>,
 }
 
 /// A call that hands a tensor that follows the model to a function of the project.
@@ -104,6 +121,8 @@ pub struct Asked {
     pub(crate) launched_in: FxHashSet<String>,
     /// Paths asked whether they name a function that returns torch's module of an accelerator.
     pub(crate) device_modules: FxHashSet<String>,
+    /// Paths asked what they return of tensors.
+    pub(crate) tensor_returns: FxHashSet<String>,
     /// Paths asked whether they name a function that asks the GPU driver something.
     pub(crate) asks_driver: FxHashSet<String>,
     /// Module-level functions asked which class adopts them as a method.
@@ -153,6 +172,8 @@ pub struct Project {
     class_bases: FxHashMap<String, String>,
     /// Where model code hands tensors to the project's functions ([`Summary::fed`]).
     fed: Vec<HandedOn>,
+    /// What the project's functions return of tensors ([`Summary::tensor_returns`]).
+    tensor_returns: FxHashMap<String, TensorReturn>,
     /// Module-level names → the class (or function) whose call they hold
     /// ([`Summary::instances`]).
     instances: FxHashMap<String, String>,
@@ -341,6 +362,16 @@ impl Project {
         found
     }
 
+    /// What the function `path` returns of tensors, through re-exports.
+    pub fn tensor_return(&self, path: &str) -> Option<&TensorReturn> {
+        let mut found = None;
+        self.names(path, |path| {
+            found = self.tensor_returns.get(path);
+            found.is_some()
+        });
+        found
+    }
+
     /// Whether the function `path` may return what its caller passed it.
     pub fn passes_on(&self, path: &str) -> bool {
         self.names(path, |path| self.passing.contains(path))
@@ -479,6 +510,9 @@ impl Project {
                 .collect(),
             device_modules: (asked.device_modules.iter())
                 .map(|path| self.device_module(path).map(str::to_owned))
+                .collect(),
+            tensor_returns: (asked.tensor_returns.iter())
+                .map(|path| self.tensor_return(path).cloned())
                 .collect(),
             asks_driver: (asked.asks_driver.iter())
                 .map(|path| self.asks_driver(path))
@@ -627,6 +661,11 @@ fn defined(files: &[ModuleFile]) -> Project {
                 project.device_modules.insert(name, module.clone());
             }
         }
+        for (function, returned) in &file.summary.tensor_returns {
+            for name in names(function) {
+                project.tensor_returns.insert(name, returned.clone());
+            }
+        }
         for (function, at, looked) in &file.summary.device_params {
             for name in names(function) {
                 let places = project.device_params.entry(name).or_default();
@@ -673,6 +712,7 @@ fn defined(files: &[ModuleFile]) -> Project {
         .chain(&project.module_classes)
         .chain(project.class_bases.keys())
         .chain(project.device_modules.keys())
+        .chain(project.tensor_returns.keys())
         .chain(project.device_params.keys())
         .chain(project.instances.keys())
         .chain(project.members.keys());
@@ -705,6 +745,7 @@ pub struct Answers {
     unimported: Vec<bool>,
     launched_in: Vec<Vec<String>>,
     device_modules: Vec<Option<String>>,
+    tensor_returns: Vec<Option<TensorReturn>>,
     asks_driver: Vec<bool>,
     adopted: Vec<Option<String>>,
 }

@@ -9,8 +9,9 @@ declare_rule! {
     /// follows the model to its device.
     ///
     /// Model code is the methods of a `torch.nn.Module` subclass (also a Lightning module, or a
-    /// class whose base is one, in any module of the project) but its constructor, which runs
-    /// on the CPU before the module moves; and the project's functions and methods that model
+    /// class whose base is one, in any module of the project) but its constructor and the
+    /// methods that set up parameters or submodules as one does, which run on the CPU before
+    /// the module moves; and the project's functions and methods that model
     /// code hands its tensors (`add_positions(x)` in `forward`), through other such functions.
     /// A tensor follows the model when it is an input of `forward`, a parameter, buffer or
     /// submodule of the module (`self.weight`, `self.linear(x)`), the output of a module the
@@ -18,7 +19,9 @@ declare_rule! {
     /// code, or is computed from one. Made on the CPU: a factory without `device=` (`torch.arange(n)`,
     /// `torch.ones(n, n).tril()`, `torch.zeros(batch, hidden)`), `torch.tensor([...])` of data
     /// written out, a legacy `torch.IntTensor(b, 1)`, `torch.from_numpy(...)`, what a function of
-    /// torch makes of those (`torch.exp(torch.arange(n) * -s)`), and a plain tensor attribute
+    /// torch makes of those (`torch.exp(torch.arange(n) * -s)`), what the project's functions
+    /// compute from those or make on the CPU on every path and return (each function's summary:
+    /// `random_mask(x, p)` flagged where it makes its mask), and a plain tensor attribute
     /// set in `__init__` instead of a buffer; wrapped in `nn.Parameter` or `Variable` outside
     /// a constructor, it stays there. One op: arithmetic, comparison and in-place
     /// operators, `@`, `torch.cat`, `stack`, `where`, `matmul`, `einsum`, `bucketize`,

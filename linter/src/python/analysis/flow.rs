@@ -15,6 +15,7 @@ use crate::python::analysis::calls::Tensor;
 use crate::python::analysis::device_params::gpu_index_in;
 use crate::python::analysis::device_values::{defaulted_ordinal, device_lookup};
 use crate::python::checker::Checker;
+use crate::python::project::TensorReturn;
 use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
 
 /// What one function (or the module's top level) has shown so far.
@@ -63,6 +64,10 @@ pub(crate) struct Flow {
     pub(crate) fed_by: Option<(CompactString, Vec<(usize, CompactString)>)>,
     /// In model code, names bound to tensors made on the CPU: where each was made.
     pub(crate) cpu_made: FxHashMap<CompactString, (Range<usize>, MadeOnCpu)>,
+    /// What the function returns of tensors, so far ([`TensorReturn`]).
+    pub(crate) returned: TensorReturn,
+    /// Whether a `return` of the function gives what is not a tensor made on the CPU.
+    pub(crate) returns_placed: bool,
 }
 
 /// Where a tensor that follows the model comes from: `0`, certainly the model's (a

@@ -22,7 +22,8 @@ use crate::analysis::{Event, MadeOnCpu};
 use crate::diagnostic::Requirement;
 use crate::python::analysis::flow::Origin;
 use crate::python::checker::Checker;
-use crate::python::project::HandedOn;
+use crate::python::note_asked;
+use crate::python::project::{HandedOn, TensorReturn};
 use crate::python::semantic::{range, string, takes_receiver};
 use crate::source::FileRole;
 
@@ -32,8 +33,10 @@ pub(crate) struct ModelCode {
     /// The file's `nn.Module` subclasses, by qualified name, and the classes whose base is
     /// another module's class (which may be one).
     classes: FxHashMap<String, ModelClass>,
-    /// Where a tensor made on the CPU was reported: once each.
-    reported: FxHashSet<usize>,
+    /// Where a tensor made on the CPU was reported, once each, and whether the finding stands
+    /// whatever the project tells (a helper's tensor may meet a parameter's that model code
+    /// may hand it, then the model's where model code calls it).
+    reported: FxHashMap<usize, bool>,
     /// Whether the file is a test's, where CPU meets CPU.
     in_tests: bool,
     /// Whether model code is walked at all ([`PyContext::model_code`]).
@@ -45,6 +48,10 @@ pub(crate) struct ModelCode {
     ///
     /// [`Summary::fed`]: crate::python::Summary::fed
     pub(crate) fed: Vec<HandedOn>,
+    /// What the file's functions return of tensors ([`Summary::tensor_returns`]).
+    ///
+    /// [`Summary::tensor_returns`]: crate::python::Summary::tensor_returns
+    pub(crate) returns: Vec<(String, TensorReturn)>,
 }
 
 impl ModelCode {
@@ -273,6 +280,29 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// Whether a method sets an attribute of `self` to a parameter or a module it makes.
+    fn sets_up(&self, def: &ast::StmtFunctionDef) -> bool {
+        let mut pending: Vec<&Stmt> = def.body.iter().collect();
+        while let Some(stmt) = pending.pop() {
+            match stmt {
+                Stmt::If(s) => {
+                    pending.extend(&s.body);
+                    (s.elif_else_clauses.iter()).for_each(|c| pending.extend(&c.body));
+                }
+                Stmt::For(s) => pending.extend(&s.body),
+                Stmt::With(s) => pending.extend(&s.body),
+                Stmt::Assign(assign)
+                    if assign.targets.iter().any(|t| own_attribute(t).is_some())
+                        && self.makes_module(&assign.value).is_some() =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// The module class whose method is being walked.
     fn model_class(&self) -> Option<&ModelClass> {
         (self.function.method_of.as_deref()).and_then(|class| self.model.classes.get(class))
@@ -286,8 +316,11 @@ impl Checker<'_, '_> {
     /// comes from their parameters follows the model if model code hands them its tensors
     /// ([`Origin`]), as the project decides.
     pub(crate) fn follow_parameters(&mut self, def: &ast::StmtFunctionDef, method: bool) {
-        // A constructor, or a function defined in one (`self.qualname` holds the function).
-        let in_constructor = self.qualname.iter().any(|part| part == "__init__");
+        // A constructor, or a function defined in one (`self.qualname` holds the function), or
+        // a method that sets up parameters or submodules as one does (`self.token =
+        // nn.Parameter(...)` in `finetune(...)`), before the module is moved.
+        let in_constructor =
+            self.qualname.iter().any(|part| part == "__init__") || (method && self.sets_up(def));
         let model_method = !in_constructor && self.model_class().is_some();
         let module_function = self.model.enabled && self.qualname.len() == 1;
         self.function.flow.in_model = model_method || module_function;
@@ -407,6 +440,21 @@ impl Checker<'_, '_> {
                 {
                     return None;
                 }
+                // A function of the project: what it makes on the CPU and returns (where it
+                // is made, in this file), or what it computes from a CPU tensor it is given.
+                if let Some((callee, returned)) = self.tensor_return(call) {
+                    let own = (callee.strip_prefix(self.module.as_str()))
+                        .is_some_and(|rest| rest.starts_with('.'));
+                    if let Some(made) = returned.made.clone().filter(|_| own) {
+                        return Some((made, MadeOnCpu::Made));
+                    }
+                    return (!returned.model)
+                        .then(|| {
+                            Checker::returned_from(call, &returned)
+                                .find_map(|argument| self.made_on_cpu(argument))
+                        })
+                        .flatten();
+                }
                 let path = self.resolve(&call.func)?;
                 // `nn.Parameter(torch.ones(k))` outside a constructor stays where it was made.
                 if self.api.names.wrapping.contains(&*path) {
@@ -449,6 +497,78 @@ impl Checker<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// `return value` in code that may be model code: what the function returns of tensors.
+    pub(crate) fn model_returned(&mut self, value: &Expr) {
+        if !self.function.flow.in_model {
+            return;
+        }
+        let origin = self.follows(value);
+        let made = self.made_on_cpu(value).map(|(span, _)| span);
+        let flow = &mut self.function.flow;
+        match (origin, &flow.fed_by) {
+            (Some(0), _) => flow.returned.model = true,
+            (Some(origin), Some((_, fed))) => {
+                for (bit, (at, _)) in fed.iter().enumerate() {
+                    if origin & (1 << bit) != 0 && !flow.returned.from.contains(at) {
+                        flow.returned.from.push(*at);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Made on the CPU only if every `return` makes it so: a function that makes it on the
+        // CPU in one branch and on a GPU in another places it as its caller asked.
+        match made {
+            Some(made) if flow.returned.made.is_none() && !flow.returns_placed => {
+                flow.returned.made = Some(made);
+            }
+            Some(_) => {}
+            None => {
+                flow.returns_placed = true;
+                flow.returned.made = None;
+            }
+        }
+    }
+
+    /// At the end of a function: what it returns of tensors, for the file's summary.
+    pub(crate) fn note_tensor_return(&mut self) {
+        let flow = &mut self.function.flow;
+        if let Some((path, _)) = &flow.fed_by
+            && flow.returned != TensorReturn::default()
+        {
+            let returned = std::mem::take(&mut flow.returned);
+            self.model.returns.push((path.to_string(), returned));
+        }
+    }
+
+    /// The project's function or method a call calls, and what it returns of tensors: of this
+    /// file above, or of the project.
+    fn tensor_return(&self, call: &ast::ExprCall) -> Option<(CompactString, TensorReturn)> {
+        let callee = self.own_method(&call.func).or_else(|| {
+            let path = self.resolve(&call.func)?;
+            (!self.api.names.computes(&path) && path.contains('.')).then_some(path)
+        })?;
+        if let Some((_, returned)) = self
+            .model
+            .returns
+            .iter()
+            .find(|(known, _)| *known == callee)
+        {
+            return Some((callee, returned.clone()));
+        }
+        note_asked(&mut self.asked.borrow_mut().tensor_returns, &callee);
+        let returned = self.project.tensor_return(&callee)?.clone();
+        Some((callee, returned))
+    }
+
+    /// The arguments a call gives the parameters its callee's value comes from.
+    fn returned_from<'e>(
+        call: &'e ast::ExprCall,
+        returned: &'e TensorReturn,
+    ) -> impl Iterator<Item = &'e Expr> {
+        (returned.from.iter()).filter_map(|at| call.arguments.args.get(*at))
     }
 
     /// Whether `.to(...)` is given only a dtype (`.to(x.dtype)`, `.to(torch.float16)`).
@@ -528,6 +648,15 @@ impl Checker<'_, '_> {
             });
             first.and_then(|first| self.follows(first))
         };
+        // A function of the project: the model's, or what it computes from its parameters.
+        if let Some((_, returned)) = self.tensor_return(call) {
+            return match returned.model {
+                true => Some(0),
+                false => Checker::returned_from(call, &returned)
+                    .map(|argument| self.follows(argument))
+                    .fold(None, merge),
+            };
+        }
         match &*call.func {
             Expr::Name(name) if BUILTINS.contains(&name.id.as_str()) => None,
             // A module the constructor was given, run (`self.net(x)`).
@@ -544,6 +673,10 @@ impl Checker<'_, '_> {
                     || (name == "to" && !self.only_dtypes(call))
                 {
                     return None;
+                }
+                // On the current GPU, where the model runs (`Variable(t).cuda()`).
+                if name == "cuda" {
+                    return Some(0);
                 }
                 if let Some(origin) = merge(self.follows(&call.func), self.follows(&method.value)) {
                     return Some(origin);
@@ -717,21 +850,6 @@ impl Checker<'_, '_> {
         else {
             return;
         };
-        if !self.model.reported.insert(span.start) {
-            return;
-        }
-        let shown = |span: &Range<usize>| {
-            let text = (self.source(span).split_whitespace())
-                .collect::<Vec<_>>()
-                .join(" ");
-            (text.len() <= 60).then_some(text)
-        };
-        // A layer has no `.device`; an expression's device is named by one of its tensors.
-        let device_of = match other {
-            Expr::Attribute(layer) if self.is_layer(layer) => None,
-            Expr::Name(_) | Expr::Attribute(_) => shown(&range(other)),
-            _ => None,
-        };
         let requires = match origin {
             0 => (self.model_class().and_then(|class| class.requires.clone()))
                 .map(|base| Requirement::ModuleClass { base }),
@@ -744,6 +862,27 @@ impl Checker<'_, '_> {
                     parameters: parameter_keys(fed, origin),
                 })
             }
+        };
+        let certain = requires.is_none();
+        match self.model.reported.insert(span.start, certain) {
+            Some(true) => return,
+            Some(false) if !certain => return,
+            Some(false) => self.events.retain(|event| {
+                !matches!(event, Event::UnplacedTensor { span: at, .. } if at.start == span.start)
+            }),
+            None => {}
+        }
+        let shown = |span: &Range<usize>| {
+            let text = (self.source(span).split_whitespace())
+                .collect::<Vec<_>>()
+                .join(" ");
+            (text.len() <= 60).then_some(text)
+        };
+        // A layer has no `.device`; an expression's device is named by one of its tensors.
+        let device_of = match other {
+            Expr::Attribute(layer) if self.is_layer(layer) => None,
+            Expr::Name(_) | Expr::Attribute(_) => shown(&range(other)),
+            _ => None,
         };
         self.events.push(Event::UnplacedTensor {
             shown: shown(&span),
