@@ -30,6 +30,13 @@ pub struct CallNames {
     /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
     #[serde(default)]
     pub not_tensors: FxHashSet<String>,
+    /// Tensor methods that may move a tensor to another device: every other tensor method that
+    /// gives a tensor gives it on the tensor's device.
+    #[serde(default)]
+    pub moving: FxHashSet<String>,
+    /// Tensor methods that reduce a tensor to a 0-dim tensor when given no dimension.
+    #[serde(default)]
+    pub reductions: FxHashSet<String>,
     /// Calls whose value is the tensor they are given, on its device (dotted paths):
     /// `torch.nn.Parameter(t)`, `torch.autograd.Variable(t)`.
     #[serde(default)]
@@ -90,6 +97,8 @@ impl CallNames {
             meeting,
             keeps_device,
             not_tensors,
+            moving,
+            reductions,
             wrapping,
             model_traits,
             tensor_types,
@@ -111,6 +120,8 @@ impl CallNames {
         self.meeting.extend(meeting);
         self.keeps_device.extend(keeps_device);
         self.not_tensors.extend(not_tensors);
+        self.moving.extend(moving);
+        self.reductions.extend(reductions);
         self.wrapping.extend(wrapping);
         self.model_traits.extend(model_traits);
         self.tensor_types.extend(tensor_types);

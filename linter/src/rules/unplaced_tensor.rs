@@ -79,8 +79,8 @@ declare_rule! {
     ///
     /// ## In Python
     /// Never flagged, because they work on a GPU:
-    /// a 0-dim CPU tensor (`torch.tensor(1.0)`, `torch.tensor(scale)`: PyTorch takes it as a
-    /// scalar), a CPU index used to index (`x[idx]`), a tensor moved before it meets
+    /// a 0-dim CPU tensor (`torch.tensor(1.0)`, `torch.tensor(scale)`, `lengths.max()`: PyTorch
+    /// takes it as a scalar), a CPU index used to index (`x[idx]`), a tensor moved before it meets
     /// (`.to(x.device)`, `.to(x)`), `*_like` and `x.new_*` constructors, buffers, a layer's
     /// lengths and options (`nn.CTCLoss`'s), and code that model code never reaches (data
     /// loading, training scripts, tests), where CPU meets CPU.

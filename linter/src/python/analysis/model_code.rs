@@ -428,11 +428,22 @@ impl Checker<'_, '_> {
             Expr::Call(call) => {
                 if let Expr::Attribute(method) = &*call.func {
                     let name = method.attr.as_str();
-                    // A view, a part or another dtype of a CPU tensor is on the CPU.
-                    let keeps = self.api.names.keeps_device.contains(name)
-                        || (name == "to" && self.only_dtypes(call));
-                    if keeps {
-                        return self.made_on_cpu(&method.value);
+                    // What a method of a CPU tensor gives is on the CPU (a view, a part, a sum,
+                    // another dtype), unless it moves it, or reduces it to one number, which
+                    // PyTorch takes as a scalar (`lengths.max()`).
+                    let moves = self.api.names.moving.contains(name)
+                        && !(name == "to" && self.only_dtypes(call));
+                    let number = self.api.names.reductions.contains(name)
+                        && call.arguments.args.is_empty()
+                        && call.arguments.find_keyword("dim").is_none();
+                    if number {
+                        return None;
+                    }
+                    if !moves
+                        && !self.api.names.not_tensors.contains(name)
+                        && let Some(made) = self.made_on_cpu(&method.value)
+                    {
+                        return Some(made);
                     }
                 }
                 if call.arguments.find_keyword("device").is_some()
