@@ -30,6 +30,10 @@ pub struct CallNames {
     /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
     #[serde(default)]
     pub not_tensors: FxHashSet<String>,
+    /// Top-level modules of tensor functions (`torch`, `torch_scatter`): a function of theirs
+    /// named in `combining` or `meeting` is an op where its tensors meet.
+    #[serde(default)]
+    pub tensor_libraries: FxHashSet<String>,
     /// Tensor methods that may move a tensor to another device: every other tensor method that
     /// gives a tensor gives it on the tensor's device.
     #[serde(default)]
@@ -97,6 +101,7 @@ impl CallNames {
             meeting,
             keeps_device,
             not_tensors,
+            tensor_libraries,
             moving,
             reductions,
             wrapping,
@@ -120,6 +125,7 @@ impl CallNames {
         self.meeting.extend(meeting);
         self.keeps_device.extend(keeps_device);
         self.not_tensors.extend(not_tensors);
+        self.tensor_libraries.extend(tensor_libraries);
         self.moving.extend(moving);
         self.reductions.extend(reductions);
         self.wrapping.extend(wrapping);

@@ -25,7 +25,7 @@ declare_rule! {
     /// set in `__init__` instead of a buffer; wrapped in `nn.Parameter` or `Variable` outside
     /// a constructor, it stays there. One op: arithmetic, comparison and in-place
     /// operators, `@`, `torch.cat`, `stack`, `where`, `matmul`, `einsum`, `bucketize`,
-    /// `F.conv2d` and the like, the tensor methods of the same (`x.masked_fill(mask, v)`, the
+    /// `F.conv2d` and the like (and `torch_scatter`'s `scatter_add`), the tensor methods of the same (`x.masked_fill(mask, v)`, the
     /// index of `x.index_select(0, index)`), a layer of `torch.nn` given it as its input
     /// (`self.rnn(torch.zeros(b, h), state)`), and a CPU tensor indexed with a mask on the
     /// model's device.

@@ -755,10 +755,12 @@ impl Checker<'_, '_> {
         self.meets(range(call), &operands);
     }
 
-    /// A function of torch where the tensors it is given meet (`torch.cat([a, b])`,
-    /// `torch.where(mask, x, y)`, `F.conv2d(x, weight=kernel)`), by its last name.
+    /// A function of torch (or of another library of tensor functions) where the tensors it is
+    /// given meet (`torch.cat([a, b])`, `torch.where(mask, x, y)`, `F.conv2d(x, weight=kernel)`,
+    /// `scatter_add(ones, index)`), by its last name.
     pub(crate) fn function_meets(&mut self, call: &ast::ExprCall, path: &str) {
-        if !self.function.flow.in_model || !path.starts_with("torch.") {
+        let library = path.split('.').next().unwrap_or(path);
+        if !self.function.flow.in_model || !self.api.names.tensor_libraries.contains(library) {
             return;
         }
         let name = path.rsplit('.').next().unwrap_or(path);
