@@ -26,8 +26,8 @@ declare_rule! {
     /// a constructor, it stays there. One op: arithmetic, comparison and in-place
     /// operators, `@`, `torch.cat`, `stack`, `where`, `matmul`, `einsum`, `bucketize`,
     /// `F.conv2d` and the like (and `torch_scatter`'s `scatter_add`), the tensor methods of the same (`x.masked_fill(mask, v)`, the
-    /// index of `x.index_select(0, index)`), a layer of `torch.nn` given it as its input
-    /// (`self.rnn(torch.zeros(b, h), state)`), and a CPU tensor indexed with a mask on the
+    /// index of `x.index_select(0, index)`), a layer of `torch.nn` or a module of the project
+    /// given it as its input (`self.rnn(torch.zeros(b, h), state)`, `self.embed(positions)`), and a CPU tensor indexed with a mask on the
     /// model's device.
     ///
     /// ## Why is this bad?

@@ -91,6 +91,11 @@ struct ModelClass {
     /// Attributes set, once and nowhere else, to a tensor made on the CPU (`self.mask =
     /// torch.ones(n, n).tril()` in `__init__`): the module's `.to()` leaves them there.
     on_cpu: FxHashMap<CompactString, Range<usize>>,
+    /// The project's modules among its attributes (`self.encoder = Encoder(...)`): `None` for a
+    /// module class of this file or a container of modules, the class's dotted path for another
+    /// module's class, a module if the project says so. Given a CPU tensor as its input, a
+    /// submodule meets it with its weights, on the model's device.
+    submodules: FxHashMap<CompactString, Option<String>>,
     /// Attributes set to what the constructor is given (`self.net = net`): called, they are
     /// the modules a wrapper runs (`self.net(x)`), whose outputs are on the model's device.
     given: FxHashSet<CompactString>,
@@ -100,12 +105,14 @@ struct ModelClass {
 }
 
 /// What an attribute set in a module class is made by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Made {
     /// `torch.nn`'s layers and parameters; whether a recurrent layer.
     Torch(bool),
-    /// The project's modules, and containers of modules.
+    /// The project's modules of this file, and containers of modules.
     Own,
+    /// A class of another module (its dotted path): a module if the project says so.
+    Other(String),
 }
 
 /// Builtins that take a tensor and give no tensor (`len(x)`, `int(x.sum())`).
@@ -209,11 +216,19 @@ impl Checker<'_, '_> {
                         {
                             model.given.insert(attribute.into());
                         }
-                        if let Some(made) = self.makes_module(&assign.value) {
-                            model.follows.insert(attribute.into());
-                            if let Made::Torch(recurrent) = made {
+                        match self.makes_module(&assign.value) {
+                            Some(Made::Torch(recurrent)) => {
+                                model.follows.insert(attribute.into());
                                 model.layers.insert(attribute.into(), recurrent);
                             }
+                            Some(Made::Own) => {
+                                model.follows.insert(attribute.into());
+                                model.submodules.insert(attribute.into(), None);
+                            }
+                            Some(Made::Other(class)) => {
+                                model.submodules.insert(attribute.into(), Some(class));
+                            }
+                            None => {}
                         }
                         let cpu = self.made_on_cpu(&assign.value).map(|(made, _)| made);
                         let entry = set.entry(attribute.into()).or_insert(cpu.clone());
@@ -267,7 +282,12 @@ impl Checker<'_, '_> {
             return Some(Made::Own);
         }
         let path = self.resolve(&call.func)?;
-        let name = path.strip_prefix("torch.nn.")?.rsplit('.').next()?;
+        let Some(torch) = path.strip_prefix("torch.nn.") else {
+            let class = path.rsplit('.').next()?;
+            let other = !self.api.names.computes(&path) && class.starts_with(char::is_uppercase);
+            return other.then(|| Made::Other(path.to_string()));
+        };
+        let name = torch.rsplit('.').next()?;
         match name {
             // Containers hold what the project puts in them.
             "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own),
@@ -293,7 +313,10 @@ impl Checker<'_, '_> {
                 Stmt::With(s) => pending.extend(&s.body),
                 Stmt::Assign(assign)
                     if assign.targets.iter().any(|t| own_attribute(t).is_some())
-                        && self.makes_module(&assign.value).is_some() =>
+                        && matches!(
+                            self.makes_module(&assign.value),
+                            Some(Made::Torch(_) | Made::Own)
+                        ) =>
                 {
                     return true;
                 }
@@ -492,7 +515,17 @@ impl Checker<'_, '_> {
                     function
                         if !function.contains('.') || function.starts_with("nn.functional.") =>
                     {
-                        let tensors = || call.arguments.args.iter();
+                        // Its tensors, also in a list (`torch.cat((days, hours))`).
+                        let tensors = || {
+                            call.arguments
+                                .args
+                                .iter()
+                                .flat_map(|argument| match argument {
+                                    Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+                                    Expr::List(list) => list.elts.iter().collect(),
+                                    other => vec![other],
+                                })
+                        };
                         return match tensors().any(|argument| self.follows(argument).is_some()) {
                             true => None,
                             false => tensors().find_map(|argument| self.made_on_cpu(argument)),
@@ -722,11 +755,17 @@ impl Checker<'_, '_> {
             return;
         }
         self.hand_on(call, path);
-        // A layer of `torch.nn`, and whether recurrent.
-        let layer = match &*call.func {
-            Expr::Attribute(layer) if is_self(&layer.value) => (self.model_class())
-                .and_then(|class| class.layers.get(layer.attr.as_str()).copied()),
-            _ => None,
+        // A layer of `torch.nn`, and whether recurrent; a module of the project.
+        let (layer, submodule) = match &*call.func {
+            Expr::Attribute(layer) if is_self(&layer.value) => {
+                let name = layer.attr.as_str();
+                let class = self.model_class();
+                (
+                    class.and_then(|class| class.layers.get(name).copied()),
+                    class.and_then(|class| class.submodules.get(name).cloned()),
+                )
+            }
+            _ => (None, None),
         };
         let combining = match &*call.func {
             Expr::Attribute(method) if path.is_none() => {
@@ -743,16 +782,27 @@ impl Checker<'_, '_> {
             // Its input, the first argument, and a recurrent layer's state: the others may be
             // lengths or options, which a layer takes on the CPU (`nn.CTCLoss`'s lengths).
             None => {
-                let Some(recurrent) = layer else {
-                    return;
+                let inputs = match (layer, &submodule) {
+                    (Some(recurrent), _) => 1 + usize::from(recurrent),
+                    (None, Some(_)) => 1,
+                    (None, None) => return,
                 };
-                let inputs = if recurrent { 2 } else { 1 };
                 std::iter::once(&*call.func)
                     .chain(call.arguments.args.iter().take(inputs))
                     .collect()
             }
         };
-        self.meets(range(call), &operands);
+        let needs = submodule
+            .flatten()
+            .map(|base| Requirement::ModuleClass { base });
+        self.meets_needing(range(call), &operands, needs);
+    }
+
+    /// Whether `operand` is one of the project's modules among the module's attributes.
+    fn is_submodule(&self, operand: &Expr) -> bool {
+        matches!(operand, Expr::Attribute(attribute) if is_self(&attribute.value)
+            && (self.model_class())
+                .is_some_and(|class| class.submodules.contains_key(attribute.attr.as_str())))
     }
 
     /// A function of torch (or of another library of tensor functions) where the tensors it is
@@ -847,6 +897,12 @@ impl Checker<'_, '_> {
     /// Operands that meet in one op (`op`): a tensor made on the CPU meeting one that follows
     /// the model is reported where it was made.
     pub(crate) fn meets(&mut self, op: Range<usize>, operands: &[&Expr]) {
+        self.meets_needing(op, operands, None);
+    }
+
+    /// [`Checker::meets`], where the finding also `needs` the project to say something (that a
+    /// submodule's class is a module class).
+    fn meets_needing(&mut self, op: Range<usize>, operands: &[&Expr], needs: Option<Requirement>) {
         if !self.function.flow.in_model || self.model.in_tests {
             return;
         }
@@ -857,8 +913,11 @@ impl Checker<'_, '_> {
             return;
         };
         // The operand that certainly follows the model, or else one that may.
+        let follows = |operand: &Expr| {
+            (self.follows(operand)).or_else(|| self.is_submodule(operand).then_some(0))
+        };
         let Some((other, origin)) = (operands.iter())
-            .filter_map(|operand| Some((*operand, self.follows(operand)?)))
+            .filter_map(|operand| Some((*operand, follows(operand)?)))
             .min_by_key(|(_, origin)| *origin != 0)
         else {
             return;
@@ -875,6 +934,12 @@ impl Checker<'_, '_> {
                     parameters: parameter_keys(fed, origin),
                 })
             }
+        };
+        let requires = match (requires, needs) {
+            (None, needs) => needs,
+            (requires, None) => requires,
+            // One requirement a finding: two are one too many to be sure.
+            (Some(_), Some(_)) => return,
         };
         let certain = requires.is_none();
         match self.model.reported.insert(span.start, certain) {
