@@ -30,6 +30,10 @@ pub struct CallNames {
     /// Tensor methods and attributes whose value is no tensor (a size, a number, a device).
     #[serde(default)]
     pub not_tensors: FxHashSet<String>,
+    /// Libraries' `torch.nn.Module` subclasses, as `package.Class`: matched by the package and
+    /// the class's name, wherever in the package it is defined.
+    #[serde(default)]
+    pub module_classes: FxHashSet<String>,
     /// Top-level modules of tensor functions (`torch`, `torch_scatter`): a function of theirs
     /// named in `combining` or `meeting` is an op where its tensors meet.
     #[serde(default)]
@@ -101,6 +105,7 @@ impl CallNames {
             meeting,
             keeps_device,
             not_tensors,
+            module_classes,
             tensor_libraries,
             moving,
             reductions,
@@ -125,6 +130,7 @@ impl CallNames {
         self.meeting.extend(meeting);
         self.keeps_device.extend(keeps_device);
         self.not_tensors.extend(not_tensors);
+        self.module_classes.extend(module_classes);
         self.tensor_libraries.extend(tensor_libraries);
         self.moving.extend(moving);
         self.reductions.extend(reductions);
@@ -146,6 +152,14 @@ impl CallNames {
     pub fn computes(&self, path: &str) -> bool {
         let mut ends = path.match_indices('.').map(|(end, _)| end);
         ends.any(|end| self.computing.contains(&path[..end]))
+    }
+
+    /// Whether the dotted `path` names one of [`CallNames::module_classes`].
+    pub fn is_module_class(&self, path: &str) -> bool {
+        let (package, class) = (path.split('.').next(), path.rsplit('.').next());
+        (package.zip(class)).is_some_and(|(package, class)| {
+            path.contains('.') && self.module_classes.contains(&format!("{package}.{class}"))
+        })
     }
 
     /// Whether some availability check's path ends with `name`.

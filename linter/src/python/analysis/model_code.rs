@@ -169,7 +169,7 @@ impl Checker<'_, '_> {
             };
             let name = path.rsplit('.').next().unwrap_or_default();
             known |= (path.starts_with("torch.nn.") && name.starts_with(char::is_uppercase))
-                || name == "LightningModule";
+                || self.api.names.is_module_class(&path);
             if !path.starts_with("torch.") && path.contains('.') {
                 other = other.take().or_else(|| Some(path.to_string()));
             }
