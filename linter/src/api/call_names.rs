@@ -34,6 +34,10 @@ pub struct CallNames {
     /// the class's name, wherever in the package it is defined.
     #[serde(default)]
     pub module_classes: FxHashSet<String>,
+    /// Methods a training framework calls with a batch on the model's device (Lightning's
+    /// `training_step`): their first parameter follows the model.
+    #[serde(default)]
+    pub batch_hooks: FxHashSet<String>,
     /// Top-level modules of tensor functions (`torch`, `torch_scatter`): a function of theirs
     /// named in `combining` or `meeting` is an op where its tensors meet.
     #[serde(default)]
@@ -106,6 +110,7 @@ impl CallNames {
             keeps_device,
             not_tensors,
             module_classes,
+            batch_hooks,
             tensor_libraries,
             moving,
             reductions,
@@ -131,6 +136,7 @@ impl CallNames {
         self.keeps_device.extend(keeps_device);
         self.not_tensors.extend(not_tensors);
         self.module_classes.extend(module_classes);
+        self.batch_hooks.extend(batch_hooks);
         self.tensor_libraries.extend(tensor_libraries);
         self.moving.extend(moving);
         self.reductions.extend(reductions);

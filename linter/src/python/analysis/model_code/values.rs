@@ -1,0 +1,399 @@
+//! What a value is in model code: a tensor made on the CPU, and where; a tensor that follows
+//! the model, and from which parameters; what the project's functions return of tensors.
+
+use std::ops::Range;
+
+use compact_str::CompactString;
+
+use ruff_python_ast::{self as ast, Expr};
+
+use super::{bound_name, is_self};
+use crate::analysis::MadeOnCpu;
+use crate::python::analysis::flow::Origin;
+use crate::python::checker::Checker;
+use crate::python::note_asked;
+use crate::python::project::TensorReturn;
+use crate::python::semantic::range;
+
+/// Builtins that take a tensor and give no tensor (`len(x)`, `int(x.sum())`).
+const BUILTINS: &[&str] = &[
+    "len",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "list",
+    "tuple",
+    "isinstance",
+    "print",
+    "range",
+    "enumerate",
+    "zip",
+    "type",
+    "hasattr",
+    "getattr",
+    "max",
+    "min",
+    "sum",
+    "abs",
+    "round",
+    "repr",
+    "id",
+    "sorted",
+    "any",
+    "all",
+    "dict",
+    "set",
+];
+
+impl Checker<'_, '_> {
+    /// Where and how `value`, a tensor made on the CPU, was made.
+    pub(super) fn made_on_cpu(&self, value: &Expr) -> Option<(Range<usize>, MadeOnCpu)> {
+        match value {
+            Expr::Name(name) => self.function.flow.cpu_made.get(name.id.as_str()).cloned(),
+            Expr::Attribute(attribute) if is_self(&attribute.value) => {
+                if let Some(made) =
+                    bound_name(value).and_then(|n| self.function.flow.cpu_made.get(&n))
+                {
+                    return Some(made.clone());
+                }
+                let name = attribute.attr.as_str();
+                let made = self.model_class()?.on_cpu.get(name)?;
+                Some((made.clone(), MadeOnCpu::Attribute(name.to_owned())))
+            }
+            // A part, a comparison or a negation of a CPU tensor is on the CPU (`mask[:n]`,
+            // `mask == 0`, `~mask`), and either branch of a conditional.
+            Expr::Subscript(item) => self.made_on_cpu(&item.value),
+            Expr::Compare(compare) => self.made_on_cpu(&compare.left),
+            Expr::UnaryOp(op) => self.made_on_cpu(&op.operand),
+            Expr::If(choice) => self
+                .made_on_cpu(&choice.body)
+                .or_else(|| self.made_on_cpu(&choice.orelse)),
+            // Arithmetic with numbers (`torch.arange(n) * -scale`).
+            Expr::BinOp(op) if self.follows(value).is_none() => self
+                .made_on_cpu(&op.left)
+                .or_else(|| self.made_on_cpu(&op.right)),
+            Expr::Call(call) => {
+                if let Expr::Attribute(method) = &*call.func {
+                    let name = method.attr.as_str();
+                    // What a method of a CPU tensor gives is on the CPU (a view, a part, a sum,
+                    // another dtype), unless it moves it, or reduces it to one number, which
+                    // PyTorch takes as a scalar (`lengths.max()`).
+                    let moves = self.api.names.moving.contains(name)
+                        && !(name == "to" && self.only_dtypes(call));
+                    let number = self.api.names.reductions.contains(name)
+                        && call.arguments.args.is_empty()
+                        && call.arguments.find_keyword("dim").is_none();
+                    if number {
+                        return None;
+                    }
+                    if !moves
+                        && !self.api.names.not_tensors.contains(name)
+                        && let Some(made) = self.made_on_cpu(&method.value)
+                    {
+                        return Some(made);
+                    }
+                }
+                if call.arguments.find_keyword("device").is_some()
+                    || call.arguments.keywords.iter().any(|k| k.arg.is_none())
+                {
+                    return None;
+                }
+                // A function of the project: what it makes on the CPU and returns (where it
+                // is made, in this file), or what it computes from a CPU tensor it is given.
+                if let Some((callee, returned)) = self.tensor_return(call) {
+                    let own = (callee.strip_prefix(self.module.as_str()))
+                        .is_some_and(|rest| rest.starts_with('.'));
+                    if let Some(made) = returned.made.clone().filter(|_| own) {
+                        return Some((made, MadeOnCpu::Made));
+                    }
+                    return (!returned.model)
+                        .then(|| {
+                            Checker::returned_from(call, &returned)
+                                .find_map(|argument| self.made_on_cpu(argument))
+                        })
+                        .flatten();
+                }
+                let path = self.resolve(&call.func)?;
+                // `nn.Parameter(torch.ones(k))` outside a constructor stays where it was made.
+                if self.api.names.wrapping.contains(&*path) {
+                    return self.made_on_cpu(call.arguments.find_positional(0)?);
+                }
+                let function = path.strip_prefix("torch.")?;
+                let made = match function {
+                    "from_numpy" => true,
+                    // Data written out; a number (`torch.tensor(scale)`) makes a 0-dim tensor,
+                    // which PyTorch takes as a scalar on any device.
+                    "tensor" | "as_tensor" => written_out(call),
+                    // A legacy typed tensor of the CPU, of data written out or of its sizes
+                    // (`torch.IntTensor(batch, 1)`).
+                    legacy if legacy.ends_with("Tensor") && !legacy.contains('.') => {
+                        written_out(call) || call.arguments.args.len() > 1
+                    }
+                    // `torch.zeros(())` is 0-dim too.
+                    factory if self.api.names.factories.contains(factory) => {
+                        !matches!(call.arguments.find_positional(0),
+                            Some(Expr::Tuple(t)) if t.is_empty())
+                    }
+                    // A function of a CPU tensor and numbers gives a CPU tensor
+                    // (`torch.log(torch.tensor([p]))`, `torch.exp(torch.arange(n) * -s)`).
+                    function
+                        if !function.contains('.') || function.starts_with("nn.functional.") =>
+                    {
+                        // Its tensors, also in a list (`torch.cat((days, hours))`).
+                        let tensors = || {
+                            call.arguments
+                                .args
+                                .iter()
+                                .flat_map(|argument| match argument {
+                                    Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+                                    Expr::List(list) => list.elts.iter().collect(),
+                                    other => vec![other],
+                                })
+                        };
+                        return match tensors().any(|argument| self.follows(argument).is_some()) {
+                            true => None,
+                            false => tensors().find_map(|argument| self.made_on_cpu(argument)),
+                        };
+                    }
+                    _ => false,
+                };
+                let how = match function {
+                    "from_numpy" => MadeOnCpu::Converted,
+                    _ => MadeOnCpu::Made,
+                };
+                made.then(|| (range(value), how))
+            }
+            _ => None,
+        }
+    }
+
+    /// `return value` in code that may be model code: what the function returns of tensors.
+    pub(crate) fn model_returned(&mut self, value: &Expr) {
+        if !self.function.flow.in_model {
+            return;
+        }
+        let origin = self.follows(value);
+        let made = self.made_on_cpu(value).map(|(span, _)| span);
+        let flow = &mut self.function.flow;
+        match (origin, &flow.fed_by) {
+            (Some(0), _) => flow.returned.model = true,
+            (Some(origin), Some((_, fed))) => {
+                for (bit, (at, _)) in fed.iter().enumerate() {
+                    if origin & (1 << bit) != 0 && !flow.returned.from.contains(at) {
+                        flow.returned.from.push(*at);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Made on the CPU only if every `return` makes it so: a function that makes it on the
+        // CPU in one branch and on a GPU in another places it as its caller asked.
+        match made {
+            Some(made) if flow.returned.made.is_none() && !flow.returns_placed => {
+                flow.returned.made = Some(made);
+            }
+            Some(_) => {}
+            None => {
+                flow.returns_placed = true;
+                flow.returned.made = None;
+            }
+        }
+    }
+
+    /// At the end of a function: what it returns of tensors, for the file's summary.
+    pub(crate) fn note_tensor_return(&mut self) {
+        let flow = &mut self.function.flow;
+        if let Some((path, _)) = &flow.fed_by
+            && flow.returned != TensorReturn::default()
+        {
+            let returned = std::mem::take(&mut flow.returned);
+            self.model.returns.push((path.to_string(), returned));
+        }
+    }
+
+    /// The project's function or method a call calls, and what it returns of tensors: of this
+    /// file above, or of the project.
+    pub(super) fn tensor_return(
+        &self,
+        call: &ast::ExprCall,
+    ) -> Option<(CompactString, TensorReturn)> {
+        let callee = self.own_method(&call.func).or_else(|| {
+            let path = self.resolve(&call.func)?;
+            (!self.api.names.computes(&path) && path.contains('.')).then_some(path)
+        })?;
+        if let Some((_, returned)) = self
+            .model
+            .returns
+            .iter()
+            .find(|(known, _)| *known == callee)
+        {
+            return Some((callee, returned.clone()));
+        }
+        note_asked(&mut self.asked.borrow_mut().tensor_returns, &callee);
+        let returned = self.project.tensor_return(&callee)?.clone();
+        Some((callee, returned))
+    }
+
+    /// The arguments a call gives the parameters its callee's value comes from.
+    pub(super) fn returned_from<'e>(
+        call: &'e ast::ExprCall,
+        returned: &'e TensorReturn,
+    ) -> impl Iterator<Item = &'e Expr> {
+        (returned.from.iter()).filter_map(|at| call.arguments.args.get(*at))
+    }
+
+    /// Whether `.to(...)` is given only a dtype (`.to(x.dtype)`, `.to(torch.float16)`).
+    pub(super) fn only_dtypes(&self, call: &ast::ExprCall) -> bool {
+        let dtype = |expr: &Expr| match expr {
+            Expr::Attribute(attribute) if attribute.attr.as_str() == "dtype" => true,
+            other => self.resolve(other).is_some_and(|path| {
+                path.strip_prefix("torch.").is_some_and(|name| {
+                    name.starts_with("float")
+                        || name.starts_with("int")
+                        || name.starts_with("bfloat")
+                        || matches!(name, "long" | "half" | "double" | "bool")
+                })
+            }),
+        };
+        !call.arguments.args.is_empty()
+            && call.arguments.args.iter().all(dtype)
+            && (call.arguments.keywords.iter()).all(|k| k.arg.as_deref() == Some("dtype"))
+    }
+
+    /// Whether `value` is a tensor that follows the model to its device, and where from.
+    pub(super) fn follows(&self, value: &Expr) -> Option<Origin> {
+        match value {
+            Expr::Name(name) => self.function.flow.follows.get(name.id.as_str()).copied(),
+            Expr::Attribute(attribute) => match attribute.attr.as_str() {
+                "T" | "mT" | "H" | "mH" | "data" | "real" | "imag" | "grad" => {
+                    self.follows(&attribute.value)
+                }
+                name if self.api.names.not_tensors.contains(name) => None,
+                // `self.weight`, a submodule's `self.linear.weight`.
+                name => match &*attribute.value {
+                    owner if is_self(owner) => {
+                        let bound = bound_name(value);
+                        bound
+                            .and_then(|n| self.function.flow.follows.get(&n).copied())
+                            .or_else(|| (self.model_class()?.follows.contains(name)).then_some(0))
+                    }
+                    Expr::Attribute(owner) if is_self(&owner.value) => (self.model_class()?)
+                        .follows
+                        .contains(owner.attr.as_str())
+                        .then_some(0),
+                    _ => None,
+                },
+            },
+            Expr::Subscript(item) => self.follows(&item.value),
+            Expr::BinOp(op) => merge(self.follows(&op.left), self.follows(&op.right)),
+            Expr::UnaryOp(op) => self.follows(&op.operand),
+            // A mask (`scores > 0`).
+            Expr::Compare(compare) => self.follows(&compare.left),
+            Expr::Call(call) => self.call_follows(call),
+            _ => None,
+        }
+    }
+
+    /// Whether a call gives a tensor that follows the model: a submodule's output, a method of
+    /// such a tensor (`x.softmax(-1)`), a function of one (`F.relu(x)`, `layer(x)`), or a
+    /// factory given its device (`torch.zeros(n, device=x.device)`).
+    pub(super) fn call_follows(&self, call: &ast::ExprCall) -> Option<Origin> {
+        let argument_follows = || {
+            let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
+            (call.arguments.args.iter().chain(keywords))
+                .map(|argument| match argument {
+                    Expr::List(list) => list.iter().map(|e| self.follows(e)).fold(None, merge),
+                    Expr::Tuple(tuple) => tuple.iter().map(|e| self.follows(e)).fold(None, merge),
+                    other => self.follows(other),
+                })
+                .fold(None, merge)
+        };
+        // Of another function, what it is given first: the others are often sizes and options
+        // (`window_partition(mask, h, w)`).
+        let first_follows = || {
+            let first = (call.arguments.args.first()).or_else(|| {
+                call.arguments
+                    .keywords
+                    .first()
+                    .map(|keyword| &keyword.value)
+            });
+            first.and_then(|first| self.follows(first))
+        };
+        // A function of the project: the model's, or what it computes from its parameters.
+        if let Some((_, returned)) = self.tensor_return(call) {
+            return match returned.model {
+                true => Some(0),
+                false => Checker::returned_from(call, &returned)
+                    .map(|argument| self.follows(argument))
+                    .fold(None, merge),
+            };
+        }
+        match &*call.func {
+            Expr::Name(name) if BUILTINS.contains(&name.id.as_str()) => None,
+            // The module run on its input (`self(x)`).
+            Expr::Name(name) if name.id.as_str() == "self" && self.model_class().is_some() => {
+                Some(0)
+            }
+            // A module the constructor was given, run (`self.net(x)`).
+            Expr::Attribute(given)
+                if is_self(&given.value)
+                    && (self.model_class())
+                        .is_some_and(|class| class.given.contains(given.attr.as_str())) =>
+            {
+                Some(0)
+            }
+            Expr::Attribute(method) => {
+                let name = method.attr.as_str();
+                if self.api.names.not_tensors.contains(name)
+                    || (name == "to" && !self.only_dtypes(call))
+                {
+                    return None;
+                }
+                // On the current GPU, where the model runs (`Variable(t).cuda()`).
+                if name == "cuda" {
+                    return Some(0);
+                }
+                if let Some(origin) = merge(self.follows(&call.func), self.follows(&method.value)) {
+                    return Some(origin);
+                }
+                match self.resolve(&call.func) {
+                    Some(path) => match path.strip_prefix("torch.") {
+                        Some(function) if self.api.names.factories.contains(function) => {
+                            let device = call.arguments.find_keyword("device")?;
+                            match &device.value {
+                                Expr::Attribute(of) if of.attr.as_str() == "device" => {
+                                    self.follows(&of.value)
+                                }
+                                _ => None,
+                            }
+                        }
+                        Some(_) => argument_follows(),
+                        None if path.starts_with("numpy.") || path.starts_with("math.") => None,
+                        None => first_follows(),
+                    },
+                    None => first_follows(),
+                }
+            }
+            func => merge(self.follows(func), first_follows()),
+        }
+    }
+}
+
+/// Where a tensor that follows the model comes from, of two: certainly the model's if either
+/// is, else from the parameters of both.
+pub(super) fn merge(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
+    match (a, b) {
+        (None, origin) | (origin, None) => origin,
+        (Some(0), _) | (_, Some(0)) => Some(0),
+        (Some(a), Some(b)) => Some(a | b),
+    }
+}
+
+/// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`).
+pub(super) fn written_out(call: &ast::ExprCall) -> bool {
+    matches!(
+        call.arguments.find_positional(0),
+        Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_))
+    )
+}
