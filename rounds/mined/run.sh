@@ -1,15 +1,17 @@
 #!/bin/bash
-# run.sh BIN OUT.tsv: runs BIN with `-W unplaced_tensor` on the parent of every fix in bugs.tsv, each
-# checked out whole (its Python files) from a mirror of its repository, and writes the findings
+# run.sh BIN OUT.tsv [BUGS.tsv]: runs BIN with `-W unplaced_tensor` on the parent of every fix in
+# BUGS.tsv (default: this folder's; the held-out set is rounds/mined-2/bugs.tsv), each checked out
+# whole (its Python files) from a mirror of its repository, and writes the findings
 # (`score.py --extract "REPO@PARENT"` lines) to OUT.tsv. Mirrors are bare git repositories under
 # $MIRRORS (default /work/.mirror), as OWNER+NAME/repo; checkouts go under $TREES (default
 # /tmp/placement-mined).
 set -euo pipefail
 bin=$(realpath "$1") out=$2
 here=$(dirname "$(realpath "$0")")
+bugs=${3:-$here/bugs.tsv}
 mirrors=${MIRRORS:-/work/.mirror} trees=${TREES:-/tmp/placement-mined}
 : > "$out"
-tail -n +2 "$here/bugs.tsv" | cut -f1,3 | sort -u | while IFS=$'\t' read -r repo parent; do
+tail -n +2 "$bugs" | cut -f1,3 | sort -u | while IFS=$'\t' read -r repo parent; do
   git=$mirrors/${repo/\//+}/repo
   tree=$trees/${repo/\//+}-${parent:0:10}
   if [ ! -d "$tree" ]; then

@@ -3,7 +3,10 @@
 parents of their fixes (`bugs.tsv`: repository, fix and parent commits, path, line, kind, where
 the line is, a note), against the findings of a build run on each parent's whole tree.
 
-    rounds/mined/score.py FINDINGS.tsv
+    rounds/mined/score.py FINDINGS.tsv [BUGS.tsv]
+
+BUGS.tsv defaults to this folder's `bugs.tsv` (the set the rule was tuned on); the held-out set
+is `rounds/mined-2/bugs.tsv`.
 
 FINDINGS.tsv holds `score.py --extract "REPO@PARENT" OUT.json` lines (`run.sh` makes it, from
 each repository's mirror). A bug is found when a finding of its rule (`unplaced_tensor` for a
@@ -20,8 +23,8 @@ NEAR = 2
 
 
 def main():
-    here = Path(__file__).parent
-    bugs = list(csv.DictReader(open(here / "bugs.tsv", newline=""), delimiter="\t"))
+    listed = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).parent / "bugs.tsv"
+    bugs = list(csv.DictReader(open(listed, newline=""), delimiter="\t"))
     findings = defaultdict(list)
     for row in csv.reader(open(sys.argv[1], newline=""), delimiter="\t"):
         key, path, line, rule = row[:4]
