@@ -94,14 +94,15 @@ declare_rule! {
     /// hands them its tensors. A library's module classes are known from the torch table's
     /// `module_classes` (Lightning's, `torchmetrics.Metric`, `transformers.PreTrainedModel`,
     /// ...), others not; a tensor made by a function kept in an attribute
-    /// (`self.window_fn(n)`), or handed to a submodule's method other than `forward`, is not
-    /// followed. A tensor left behind by `device_map` sharding or CPU offload, or an input a
-    /// convenience API never moves, needs run-time facts. Measured blind on fifteen
-    /// repositories' model code, its first build was wrong on every finding (0 of 13: round 37
-    /// in `rounds/`); since fixed, it finds 27 of 53 real bugs that projects fixed
-    /// (`rounds/mined/`, tuned on them). It is `allow` until a blind round measures its
-    /// precision at 0.9 or more: enable it with `-W unplaced_tensor`, or `unplaced_tensor =
-    /// "warn"` under `[levels]`. Model code is walked only where the rule is on.
+    /// (`self.window_fn(n)`), or handed to a submodule that meets it with its weights only
+    /// inside (its `forward`'s second input), is not followed. A tensor left behind by
+    /// `device_map` sharding or CPU offload, or an input a convenience API never moves, needs
+    /// run-time facts. Measured blind on fifteen repositories' model code, its first build was
+    /// wrong on every finding (0 of 13: round 37 in `rounds/`); since fixed, it finds 27 of 53
+    /// real bugs that projects fixed (`rounds/mined/`, tuned on them). It is `allow` until a
+    /// blind round measures its precision at 0.9 or more: enable it with `-W unplaced_tensor`,
+    /// or `unplaced_tensor = "warn"` under `[levels]`. Model code is walked only where the rule
+    /// is on.
     pub(crate) static UNPLACED_TENSOR = ("unplaced_tensor", Allow, Some(check));
 }
 

@@ -105,10 +105,7 @@ impl Checker<'_, '_> {
         if call.arguments.is_empty() {
             return;
         }
-        let Some(callee) = self.own_method(&call.func).or_else(|| {
-            let path = path?;
-            (!path.starts_with("torch.") && path.contains('.')).then(|| path.into())
-        }) else {
+        let Some(callee) = self.project_callee(call, path) else {
             return;
         };
         let positional = (call.arguments.args.iter().enumerate())

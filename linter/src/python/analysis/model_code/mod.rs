@@ -92,6 +92,9 @@ struct ModelClass {
     /// module's class, a module if the project says so. Given a CPU tensor as its input, a
     /// submodule meets it with its weights, on the model's device.
     submodules: FxHashMap<CompactString, Option<String>>,
+    /// The class of each of those that is a class's instance, by dotted path: its methods are
+    /// what `self.decoder.init_hidden(n)` calls.
+    submodule_classes: FxHashMap<CompactString, String>,
     /// Attributes set to what the constructor is given (`self.net = net`): called, they are
     /// the modules a wrapper runs (`self.net(x)`), whose outputs are on the model's device.
     given: FxHashSet<CompactString>,
@@ -105,8 +108,9 @@ struct ModelClass {
 enum Made {
     /// `torch.nn`'s layers and parameters; whether a recurrent layer.
     Torch(bool),
-    /// The project's modules of this file, and containers of modules.
-    Own,
+    /// The project's modules of this file (with its class's dotted path), and containers of
+    /// modules.
+    Own(Option<String>),
     /// A class of another module (its dotted path): a module if the project says so.
     Other(String),
 }
@@ -189,12 +193,18 @@ impl Checker<'_, '_> {
                                 model.follows.insert(attribute.into());
                                 model.layers.insert(attribute.into(), recurrent);
                             }
-                            Some(Made::Own) => {
+                            Some(Made::Own(class)) => {
                                 model.follows.insert(attribute.into());
                                 model.submodules.insert(attribute.into(), None);
+                                if let Some(class) = class {
+                                    model.submodule_classes.insert(attribute.into(), class);
+                                }
                             }
                             Some(Made::Other(class)) => {
-                                model.submodules.insert(attribute.into(), Some(class));
+                                model
+                                    .submodules
+                                    .insert(attribute.into(), Some(class.clone()));
+                                model.submodule_classes.insert(attribute.into(), class);
                             }
                             None => {}
                         }
@@ -245,9 +255,10 @@ impl Checker<'_, '_> {
             }
             _ => return None,
         };
-        if matches!(&*call.func, Expr::Name(name) if self.model.classes.contains_key(name.id.as_str()))
+        if let Expr::Name(name) = &*call.func
+            && self.model.classes.contains_key(name.id.as_str())
         {
-            return Some(Made::Own);
+            return Some(Made::Own(Some(format!("{}.{}", self.module, name.id))));
         }
         let path = self.resolve(&call.func)?;
         let Some(torch) = path.strip_prefix("torch.nn.") else {
@@ -258,7 +269,7 @@ impl Checker<'_, '_> {
         let name = torch.rsplit('.').next()?;
         match name {
             // Containers hold what the project puts in them.
-            "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own),
+            "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own(None)),
             _ if name.starts_with(char::is_uppercase) => Some(Made::Torch(
                 ["RNN", "GRU", "LSTM"]
                     .iter()
@@ -283,7 +294,7 @@ impl Checker<'_, '_> {
                     if assign.targets.iter().any(|t| own_attribute(t).is_some())
                         && matches!(
                             self.makes_module(&assign.value),
-                            Some(Made::Torch(_) | Made::Own)
+                            Some(Made::Torch(_) | Made::Own(_))
                         ) =>
                 {
                     return true;
@@ -292,6 +303,24 @@ impl Checker<'_, '_> {
             }
         }
         false
+    }
+
+    /// The project's function or method a call calls, by dotted path: a method of the class
+    /// (`self.mask(x)`), of a submodule's class (`self.decoder.init_hidden(n)`), or a function
+    /// of the project's (`utils.pad(x)`), as `path` resolved it.
+    fn project_callee(&self, call: &ast::ExprCall, path: Option<&str>) -> Option<CompactString> {
+        if let Some(own) = self.own_method(&call.func) {
+            return Some(own);
+        }
+        if let Expr::Attribute(method) = &*call.func
+            && let Some(submodule) = own_attribute(&method.value)
+            && let Some(class) =
+                (self.model_class()).and_then(|class| class.submodule_classes.get(submodule))
+        {
+            return Some(compact_str::format_compact!("{class}.{}", method.attr));
+        }
+        let path = path?;
+        (!self.api.names.computes(path) && path.contains('.')).then(|| path.into())
     }
 
     /// The module class whose method is being walked.

@@ -94,9 +94,16 @@ impl Checker<'_, '_> {
                         return Some(made);
                     }
                 }
-                if call.arguments.find_keyword("device").is_some()
-                    || call.arguments.keywords.iter().any(|k| k.arg.is_none())
-                {
+                if let Some(device) = call.arguments.find_keyword("device") {
+                    // On the device of a tensor made on the CPU (`device=k12.device`): the CPU.
+                    return match &device.value {
+                        Expr::Attribute(of) if of.attr.as_str() == "device" => {
+                            self.made_on_cpu(&of.value)
+                        }
+                        _ => None,
+                    };
+                }
+                if call.arguments.keywords.iter().any(|k| k.arg.is_none()) {
                     return None;
                 }
                 // A function of the project: what it makes on the CPU and returns (where it
@@ -218,10 +225,8 @@ impl Checker<'_, '_> {
         &self,
         call: &ast::ExprCall,
     ) -> Option<(CompactString, TensorReturn)> {
-        let callee = self.own_method(&call.func).or_else(|| {
-            let path = self.resolve(&call.func)?;
-            (!self.api.names.computes(&path) && path.contains('.')).then_some(path)
-        })?;
+        let path = self.resolve(&call.func);
+        let callee = self.project_callee(call, path.as_deref())?;
         if let Some((_, returned)) = self
             .model
             .returns
