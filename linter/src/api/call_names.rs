@@ -38,6 +38,10 @@ pub struct CallNames {
     /// `training_step`): their first parameter follows the model.
     #[serde(default)]
     pub batch_hooks: FxHashSet<String>,
+    /// Checks that the model is being exported (`torch.jit.is_tracing`), by last name: a branch
+    /// they guard is no model code.
+    #[serde(default)]
+    pub export_checks: FxHashSet<String>,
     /// Top-level modules of tensor functions (`torch`, `torch_scatter`): a function of theirs
     /// named in `combining` or `meeting` is an op where its tensors meet.
     #[serde(default)]
@@ -111,6 +115,7 @@ impl CallNames {
             not_tensors,
             module_classes,
             batch_hooks,
+            export_checks,
             tensor_libraries,
             moving,
             reductions,
@@ -137,6 +142,7 @@ impl CallNames {
         self.not_tensors.extend(not_tensors);
         self.module_classes.extend(module_classes);
         self.batch_hooks.extend(batch_hooks);
+        self.export_checks.extend(export_checks);
         self.tensor_libraries.extend(tensor_libraries);
         self.moving.extend(moving);
         self.reductions.extend(reductions);

@@ -577,9 +577,12 @@ impl Checker<'_, '_> {
                     }
                     let once = at == 0 && first_only;
                     self.once_in_loop(once, 1);
+                    let test = if at == 0 { Some(&*branch.test) } else { test };
+                    let model = self.enter_export_branch(test);
                     for stmt in body {
                         self.visit_stmt(stmt);
                     }
+                    self.function.flow.in_model = model;
                     self.once_in_loop(once, -1);
                     outcomes.push(self.take_held());
                 }

@@ -20,7 +20,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::python::checker::Checker;
 use crate::python::project::{HandedOn, TensorReturn};
-use crate::python::semantic::{range, string, takes_receiver};
+use crate::python::semantic::{dotted, range, string, takes_receiver};
 use crate::source::FileRole;
 
 /// What the checker knows of the file's model classes.
@@ -321,6 +321,22 @@ impl Checker<'_, '_> {
         }
         let path = path?;
         (!self.api.names.computes(path) && path.contains('.')).then(|| path.into())
+    }
+
+    /// Entering the body of a branch on `test`: one taken only while the model is exported
+    /// (`if torch.jit.is_tracing():`), which export scripts run with the model on the CPU, is
+    /// no model code. Returns whether the code around it is, to restore after the body.
+    pub(crate) fn enter_export_branch(&mut self, test: Option<&Expr>) -> bool {
+        let model = self.function.flow.in_model;
+        let exports = matches!(test, Some(Expr::Call(call))
+        if dotted(&call.func).is_some_and(|callee| {
+            let name = callee.rsplit('.').next().unwrap_or(&callee);
+            self.api.names.export_checks.contains(name)
+        }));
+        if exports {
+            self.function.flow.in_model = false;
+        }
+        model
     }
 
     /// The module class whose method is being walked.
