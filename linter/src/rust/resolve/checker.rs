@@ -19,8 +19,8 @@ use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{
-    device_string, device_variant, idents, last_name, literal_usize, pattern_names, peel, range,
-    shown, variable,
+    device_string, device_variant, idents, impl_owner, last_name, literal_usize, pattern_names,
+    peel, range, shown, variable,
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
@@ -507,10 +507,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
 
     fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
         let self_type = self.sem.type_of(&imp.self_ty);
-        let owner = match &*imp.self_ty {
-            Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        };
+        let owner = impl_owner(imp);
         let implements_default = imp
             .trait_
             .as_ref()

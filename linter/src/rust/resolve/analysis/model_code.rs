@@ -22,7 +22,7 @@ use crate::analysis::{Event, Fact, How, MadeOnCpu};
 use crate::api::{Entry, Role};
 use crate::rust::resolve::semantic::Semantic;
 use crate::rust::resolve::semantic::scope::Resolution;
-use crate::rust::resolve::semantic::syntax::{is_arithmetic, peel, range, variable};
+use crate::rust::resolve::semantic::syntax::{impl_owner, is_arithmetic, peel, range, variable};
 
 /// The longest text of a made tensor or an op shown in a message.
 const SHOWN: usize = 60;
@@ -48,14 +48,6 @@ pub(in crate::rust::resolve) struct State {
     follows: HashSet<String>,
 }
 
-/// The name an impl is of (`Attention` in `impl<B> Attention<B>`).
-fn owner_name(imp: &syn::ItemImpl) -> Option<String> {
-    match &*imp.self_ty {
-        syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
-}
-
 /// Whether a signature takes `self`.
 fn takes_self(sig: &syn::Signature) -> bool {
     matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)))
@@ -67,7 +59,7 @@ impl FileState {
         let names = &sem.cx.api.names;
         for item in items {
             let Item::Impl(imp) = item else { continue };
-            let Some(owner) = owner_name(imp) else {
+            let Some(owner) = impl_owner(imp) else {
                 continue;
             };
             let model = match &imp.trait_ {

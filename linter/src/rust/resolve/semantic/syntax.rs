@@ -30,6 +30,14 @@ pub(in crate::rust::resolve) fn last_name(path: &syn::Path) -> String {
         .unwrap_or_default()
 }
 
+/// The name of the type an impl is of (`Attention` in `impl<B> Module for Attention<B>`).
+pub(in crate::rust::resolve) fn impl_owner(imp: &syn::ItemImpl) -> Option<String> {
+    match &*imp.self_ty {
+        syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
 /// How the source names a path (`Device::cuda_if_available`, `::tch::Device`).
 pub(in crate::rust::resolve) fn shown(path: &syn::Path) -> String {
     let names = idents(path).join("::");
