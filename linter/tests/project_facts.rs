@@ -717,3 +717,36 @@ fn module_classes_are_known_through_other_modules_bases() {
         "{lines:?}"
     );
 }
+
+/// Rust model code is looked at where `unplaced_tensor` is on, through a whole run: a candle
+/// `Module`'s mask made on the CPU is found with `-W unplaced_tensor`, and nothing is walked as
+/// model code at the default level.
+#[test]
+fn rust_model_code_is_walked_where_the_rule_is_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", &package("attend", CANDLE)),
+            (
+                "src/lib.rs",
+                "use candle_core::{DType, Device, Module, Result, Tensor};\n\
+                 pub struct Mask;\n\
+                 impl Module for Mask {\n    \
+                     fn forward(&self, xs: &Tensor) -> Result<Tensor> {\n        \
+                         let mask = Tensor::tril2(xs.dim(1)?, DType::F32, &Device::Cpu)?;\n        \
+                         xs.broadcast_mul(&mask)\n    \
+                     }\n\
+                 }\n",
+            ),
+        ],
+    );
+    assert_eq!(warnings(&dir, &[]), Vec::<String>::new());
+    assert_eq!(
+        warnings(&dir, &["-W", "unplaced_tensor"]),
+        [
+            "src/lib.rs:5:20: warning[unplaced_tensor]: `Tensor::tril2(xs.dim(1)?, DType::F32, \
+             &Device::Cpu)` is made on the CPU and meets `xs`, which is on the model's device"
+        ]
+    );
+}
