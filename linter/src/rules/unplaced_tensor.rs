@@ -59,9 +59,10 @@ declare_rule! {
     /// ## In Rust
     /// Model code is the methods that take `self` of a type implementing candle's `Module` or
     /// `ModuleT` or tch's `nn::Module` or `nn::ModuleT`, or with its own `forward(&self, ..)`
-    /// taking a tensor (candle's models that take more than the input). A tensor follows the
-    /// model when it is a tensor parameter of such a method, a tensor field of `self`, or is
-    /// computed from one (`self.linear.forward(xs)?`, `xs.apply(&self.fc)`). Made on the CPU:
+    /// taking a tensor (candle's models that take more than the input), and the functions of the
+    /// same file that model code hands its tensors (`add_positions(xs, offset)` in `forward`).
+    /// A tensor follows the model when it is a tensor parameter of such a method, one handed
+    /// on by model code, a tensor field of `self`, or is computed from one (`self.linear.forward(xs)?`, `xs.apply(&self.fc)`). Made on the CPU:
     /// a constructor given `&Device::Cpu` (candle's `Tensor::new`, `arange`, `tril2`, ...), tch's
     /// `(Kind::Float, Device::Cpu)` and `kind::FLOAT_CPU`, `Tensor::from_slice`. One op: the
     /// arithmetic operators, `matmul`, candle's `broadcast_*`, comparisons, `where_cond` and
@@ -87,12 +88,12 @@ declare_rule! {
     /// model is exported (`if torch.jit.is_tracing():`), which export scripts run on the CPU.
     ///
     /// ## Known limits
-    /// In Rust, model code is a model type's own methods: a tensor handed to a free function,
-    /// or made on the CPU by one (`make_causal_mask(n)`), is not followed, and burn makes no
-    /// tensor on a CPU of its own (its default device is `implicit_device`'s). In Python, the
-    /// inputs of `forward` are taken for tensors on the model's device, and so are other
-    /// methods' parameters annotated as tensors; others follow the model only where model code
-    /// hands them its tensors. A library's module classes are known from the torch table's
+    /// In Rust, a function of another file that model code hands its tensors, or a tensor that
+    /// a function makes on the CPU and returns (`make_causal_mask(n)`), is not followed, and
+    /// burn makes no tensor on a CPU of its own (its default device is `implicit_device`'s). In
+    /// Python, the inputs of `forward` are taken for tensors on the model's device, and so are
+    /// other methods' parameters annotated as tensors; others follow the model only where model
+    /// code hands them its tensors. A library's module classes are known from the torch table's
     /// `module_classes` (Lightning's, `torchmetrics.Metric`, `transformers.PreTrainedModel`,
     /// ...), others not; a tensor made by a function kept in an attribute
     /// (`self.window_fn(n)`), or handed to a submodule that meets it with its weights only

@@ -73,6 +73,7 @@ pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event
     for item in &file.items {
         checker.visit_item(item);
     }
+    checker.walk_fed_functions(&file.items);
     checker.events
 }
 
@@ -94,9 +95,6 @@ struct Checker<'c, 'a> {
 }
 
 impl<'a> Checker<'_, 'a> {
-    /// Walks a function body with its parameters bound and its analyses' state fresh. A body
-    /// whose text names nothing a table knows (most bodies of most crates) can make no event,
-    /// and is not walked.
     /// Notes the model types of a module's items, where model code is looked at.
     fn note_models(&mut self, items: &[Item]) {
         if self.sem.cx.model_code {
@@ -104,9 +102,48 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
+    /// Walks again, as model code, the file's functions that model code hands its tensors
+    /// (`apply_rotary(&q, offset)` in a `forward`), keeping only what model code finds in them;
+    /// through such functions in turn, a few rounds at most.
+    fn walk_fed_functions(&mut self, items: &[Item]) {
+        for _ in 0..4 {
+            let fed = self.analyses.models.take_fed();
+            if fed.is_empty() {
+                return;
+            }
+            for item in items {
+                let Item::Fn(function) = item else { continue };
+                let Some(places) = fed.get(&function.sig.ident.to_string()) else {
+                    continue;
+                };
+                let before = self.events.len();
+                self.analyses.models.fed_places = Some(places.clone());
+                self.visit_item_fn(function);
+                self.analyses.models.fed_places = None;
+                let found = self.events.split_off(before);
+                for event in found {
+                    let Event::UnplacedTensor { span, .. } = &event else {
+                        continue;
+                    };
+                    let known = self.events.iter().any(|known| {
+                        matches!(known, Event::UnplacedTensor { span: at, .. } if at == span)
+                    });
+                    if !known {
+                        self.events.push(event);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Walks a function body with its parameters bound and its analyses' state fresh. A body
+    /// whose text names nothing a table knows (most bodies of most crates) can make no event,
+    /// and is not walked, but model code where it is looked at.
     fn walk_fn(&mut self, sig: &syn::Signature, block: &syn::Block, info: FnInfo<'_>) {
         // The braces' span, not `block.span()`, which would print the block to join its tokens.
-        if !self.sem.may_mention_at(block.brace_token.span.join()) {
+        if !self.sem.may_mention_at(block.brace_token.span.join())
+            && !self.analyses.models.is_model_code(&self.sem, &info)
+        {
             return;
         }
         let outer = self.analyses.on_fn_enter(&self.sem, &info);
@@ -781,6 +818,8 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             None => {
                 self.analyses
                     .on_plain_call(&self.sem, &mut self.events, &last.ident);
+                self.analyses
+                    .on_call_arguments(&self.sem, &last.ident, &call.args);
                 call.args.iter().for_each(|arg| self.visit_expr(arg));
             }
         }

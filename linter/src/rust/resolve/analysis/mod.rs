@@ -213,6 +213,22 @@ impl Analyses {
         context::on_plain_call(&self.function.context, sem, events, callee);
     }
 
+    /// The arguments of a call of a function that is no known API (by its last name).
+    pub(super) fn on_call_arguments(
+        &mut self,
+        sem: &Semantic<'_, '_>,
+        callee: &syn::Ident,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) {
+        model_code::on_call(
+            &self.function.model_code,
+            &mut self.models,
+            sem,
+            callee,
+            args,
+        );
+    }
+
     /// `std::env::set_var(VAR, ..)`.
     pub(super) fn on_set_env(
         &mut self,

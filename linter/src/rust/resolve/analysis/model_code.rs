@@ -11,7 +11,7 @@
 //! it is a tensor parameter of the method, a tensor field of `self`, or is computed from one
 //! (an op, a method of it, a submodule's `forward` given it).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use syn::spanned::Spanned;
@@ -33,10 +33,16 @@ pub(in crate::rust::resolve) struct Op {
     pub(in crate::rust::resolve) span: Range<usize>,
 }
 
-/// The model types of a file, by name (`Attention` in `impl Module for Attention`).
+/// The model types of a file, by name (`Attention` in `impl Module for Attention`), and the
+/// file's functions that model code hands its tensors.
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct FileState {
     models: HashSet<String>,
+    /// Function name → the places of the arguments where model code hands it its tensors,
+    /// noted as the walk goes ([`on_call`]).
+    fed: HashMap<String, HashSet<usize>>,
+    /// While a function of `fed` is walked again as model code: those places.
+    pub(in crate::rust::resolve) fed_places: Option<HashSet<usize>>,
 }
 
 /// The model code facts of the function being walked.
@@ -54,6 +60,23 @@ fn takes_self(sig: &syn::Signature) -> bool {
 }
 
 impl FileState {
+    /// The functions model code handed its tensors since the last call.
+    pub(in crate::rust::resolve) fn take_fed(&mut self) -> HashMap<String, HashSet<usize>> {
+        std::mem::take(&mut self.fed)
+    }
+
+    /// Whether the function `info` is model code: a method taking `self` of a model type.
+    pub(in crate::rust::resolve) fn is_model_code(
+        &self,
+        sem: &Semantic<'_, '_>,
+        info: &FnInfo<'_>,
+    ) -> bool {
+        sem.cx.model_code
+            && info.in_impl
+            && info.owner.is_some_and(|owner| self.models.contains(owner))
+            && info.sig.is_some_and(takes_self)
+    }
+
     /// Notes the model types among a module's `items`, whose imports are in scope.
     pub(in crate::rust::resolve) fn note_items(&mut self, sem: &Semantic<'_, '_>, items: &[Item]) {
         let names = &sem.cx.api.names;
@@ -109,15 +132,49 @@ impl State {
         sem: &Semantic<'_, '_>,
         info: &FnInfo<'_>,
     ) -> State {
-        let in_model = sem.cx.model_code
-            && info.in_impl
-            && info.owner.is_some_and(|owner| file.models.contains(owner))
-            && info.sig.is_some_and(takes_self);
+        // A function that model code hands its tensors, walked again: those parameters.
+        if let (Some(places), Some(sig)) = (&file.fed_places, info.sig) {
+            let follows = (sig.inputs.iter().enumerate())
+                .filter(|(at, _)| places.contains(at))
+                .filter_map(|(_, input)| match input {
+                    syn::FnArg::Typed(typed) => match &*typed.pat {
+                        syn::Pat::Ident(name) => Some(name.ident.to_string()),
+                        _ => None,
+                    },
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect();
+            return State {
+                in_model: true,
+                follows,
+            };
+        }
+        let in_model = file.is_model_code(sem, info);
         let follows = match (in_model, info.sig) {
             (true, Some(sig)) => tensor_params(sem, sig).collect(),
             _ => HashSet::new(),
         };
         State { in_model, follows }
+    }
+}
+
+/// A call of a function by its last name (`apply_rotary(&q, offset)`) in model code: where it
+/// hands the function tensors that follow the model.
+pub(in crate::rust::resolve) fn on_call(
+    state: &State,
+    file: &mut FileState,
+    sem: &Semantic<'_, '_>,
+    callee: &syn::Ident,
+    args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+) {
+    if !state.in_model {
+        return;
+    }
+    for (at, arg) in args.iter().enumerate() {
+        if follows(state, sem, arg).is_some() {
+            let places = file.fed.entry(callee.to_string()).or_default();
+            places.insert(at);
+        }
     }
 }
 
