@@ -11,29 +11,30 @@ declare_rule! {
     /// Model code is the methods of a `torch.nn.Module` subclass (also a Lightning module, or a
     /// class whose base is one, in any module of the project) but its constructor and the
     /// methods that set up parameters or submodules as one does, which run on the CPU before
-    /// the module moves; and the project's functions and methods that model
-    /// code hands its tensors (`add_positions(x)` in `forward`), through other such functions.
-    /// A tensor follows the model when it is an input of `forward`, a parameter, buffer or
-    /// submodule of the module (`self.weight`, `self.linear(x)`), the output of a module the
-    /// constructor was given (`self.net = net`, then `self.net(x)`), one handed on by model
-    /// code, or is computed from one. Made on the CPU: a factory without `device=` (`torch.arange(n)`,
+    /// the module moves; and the project's functions and methods that model code hands its
+    /// tensors (`add_positions(x)` in `forward`), through other such functions. A tensor
+    /// follows the model when it is an input of `forward`, a parameter, buffer or submodule of
+    /// the module (`self.weight`, `self.linear(x)`), the output of a module the constructor was
+    /// given (`self.net = net`, then `self.net(x)`), one handed on by model code, or is
+    /// computed from one. Made on the CPU: a factory without `device=` (`torch.arange(n)`,
     /// `torch.ones(n, n).tril()`, `torch.zeros(batch, hidden)`), `torch.tensor([...])` of data
-    /// written out, a legacy `torch.IntTensor(b, 1)`, `torch.from_numpy(...)`, what a function of
-    /// torch makes of those (`torch.exp(torch.arange(n) * -s)`), what the project's functions
-    /// compute from those or make on the CPU on every path and return (each function's summary:
-    /// `random_mask(x, p)` flagged where it makes its mask), and a plain tensor attribute
-    /// set in `__init__` instead of a buffer; wrapped in `nn.Parameter` or `Variable` outside
-    /// a constructor, it stays there. One op: arithmetic, comparison and in-place
-    /// operators, `@`, `torch.cat`, `stack`, `where`, `matmul`, `einsum`, `bucketize`,
-    /// `F.conv2d` and the like (and `torch_scatter`'s `scatter_add`), the tensor methods of the same (`x.masked_fill(mask, v)`, the
-    /// index of `x.index_select(0, index)`), a layer of `torch.nn` or a module of the project
-    /// given it as its input (`self.rnn(torch.zeros(b, h), state)`, `self.embed(positions)`), and a CPU tensor indexed with a mask on the
+    /// written out, a legacy `torch.IntTensor(b, 1)`, `torch.from_numpy(...)`, what a function
+    /// of torch makes of those (`torch.exp(torch.arange(n) * -s)`), what the project's
+    /// functions compute from those or make on the CPU on every path and return (each
+    /// function's summary: `random_mask(x, p)` flagged where it makes its mask), and a plain
+    /// tensor attribute set in `__init__` instead of a buffer; wrapped in `nn.Parameter` or
+    /// `Variable` outside a constructor, it stays there. One op: arithmetic, comparison and
+    /// in-place operators, `@`, `torch.cat`, `stack`, `where`, `matmul`, `einsum`, `bucketize`,
+    /// `F.conv2d` and the like (and `torch_scatter`'s `scatter_add`), the tensor methods of the
+    /// same (`x.masked_fill(mask, v)`, the index of `x.index_select(0, index)`), a layer of
+    /// `torch.nn` or a module of the project given it as its input (`self.rnn(torch.zeros(b,
+    /// h), state)`, `self.embed(positions)`), and a CPU tensor indexed with a mask on the
     /// model's device.
     ///
     /// ## Why is this bad?
     /// It is the device error users meet most ("Expected all tensors to be on the same device,
-    /// but found at least two devices, cuda:0 and cpu!"), and no test on a machine without a GPU
-    /// finds it: there both tensors are on the CPU. It fails on the first GPU the model is
+    /// but found at least two devices, cuda:0 and cpu!"), and no test on a machine without a
+    /// GPU finds it: there both tensors are on the CPU. It fails on the first GPU the model is
     /// moved to.
     ///
     /// ## Example
@@ -59,13 +60,14 @@ declare_rule! {
     /// ## In Rust
     /// Model code is the methods that take `self` of a type implementing candle's `Module` or
     /// `ModuleT` or tch's `nn::Module` or `nn::ModuleT`, or with its own `forward(&self, ..)`
-    /// taking a tensor (candle's models that take more than the input), and the functions of the
-    /// same file that model code hands its tensors (`add_positions(xs, offset)` in `forward`).
-    /// A tensor follows the model when it is a tensor parameter of such a method, one handed
-    /// on by model code, a tensor field of `self`, or is computed from one (`self.linear.forward(xs)?`, `xs.apply(&self.fc)`). Made on the CPU:
-    /// a constructor given `&Device::Cpu` (candle's `Tensor::new`, `arange`, `tril2`, ...), tch's
-    /// `(Kind::Float, Device::Cpu)` and `kind::FLOAT_CPU`, `Tensor::from_slice`. One op: the
-    /// arithmetic operators, `matmul`, candle's `broadcast_*`, comparisons, `where_cond` and
+    /// taking a tensor (candle's models that take more than the input), and the functions of
+    /// the same file that model code hands its tensors (`add_positions(xs, offset)` in
+    /// `forward`). A tensor follows the model when it is a tensor parameter of such a method,
+    /// one handed on by model code, a tensor field of `self`, or is computed from one
+    /// (`self.linear.forward(xs)?`, `xs.apply(&self.fc)`). Made on the CPU: a constructor given
+    /// `&Device::Cpu` (candle's `Tensor::new`, `arange`, `tril2`, ...), tch's `(Kind::Float,
+    /// Device::Cpu)` and `kind::FLOAT_CPU`, `Tensor::from_slice`. One op: the arithmetic
+    /// operators, `matmul`, candle's `broadcast_*`, comparisons, `where_cond` and
     /// `index_select`, tch's `f_*` forms and `masked_fill`, `Tensor::cat` and `stack`. A 0-dim
     /// tensor is flagged too: candle does not take it for a scalar.
     /// ```rust,ignore
@@ -79,13 +81,13 @@ declare_rule! {
     /// ```
     ///
     /// ## In Python
-    /// Never flagged, because they work on a GPU:
-    /// a 0-dim CPU tensor (`torch.tensor(1.0)`, `torch.tensor(scale)`, `lengths.max()`: PyTorch
-    /// takes it as a scalar), a CPU index used to index (`x[idx]`), a tensor moved before it meets
-    /// (`.to(x.device)`, `.to(x)`), `*_like` and `x.new_*` constructors, buffers, a layer's
-    /// lengths and options (`nn.CTCLoss`'s), and code that model code never reaches (data
-    /// loading, training scripts, tests), where CPU meets CPU, and a branch taken only while the
-    /// model is exported (`if torch.jit.is_tracing():`), which export scripts run on the CPU.
+    /// Never flagged, because they work on a GPU: a 0-dim CPU tensor (`torch.tensor(1.0)`,
+    /// `torch.tensor(scale)`, `lengths.max()`: PyTorch takes it as a scalar), a CPU index used
+    /// to index (`x[idx]`), a tensor moved before it meets (`.to(x.device)`, `.to(x)`),
+    /// `*_like` and `x.new_*` constructors, buffers, a layer's lengths and options
+    /// (`nn.CTCLoss`'s), and code that model code never reaches (data loading, training
+    /// scripts, tests), where CPU meets CPU, and a branch taken only while the model is
+    /// exported (`if torch.jit.is_tracing():`), which export scripts run on the CPU.
     ///
     /// ## Known limits
     /// In Rust, a function of another file that model code hands its tensors, or a tensor that
