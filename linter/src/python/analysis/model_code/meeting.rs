@@ -9,6 +9,7 @@ use compact_str::CompactString;
 use ruff_python_ast::{self as ast, Expr};
 
 use super::is_self;
+use super::values::device_of;
 use crate::analysis::Event;
 use crate::diagnostic::Requirement;
 use crate::python::analysis::flow::Origin;
@@ -113,7 +114,9 @@ impl Checker<'_, '_> {
         let keywords = (call.arguments.keywords.iter())
             .filter_map(|keyword| Some((keyword.arg.as_ref()?.to_string(), &keyword.value)));
         for (parameter, argument) in positional.chain(keywords) {
-            let Some(origin) = self.follows(argument) else {
+            // A tensor, or its device (`device=x.device`).
+            let handed = device_of(argument).unwrap_or(argument);
+            let Some(origin) = self.follows(handed) else {
                 continue;
             };
             let from = match origin {

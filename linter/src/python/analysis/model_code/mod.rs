@@ -417,6 +417,9 @@ impl Checker<'_, '_> {
                 let Some(name) = bound_name(target) else {
                     return;
                 };
+                // A name bound to a tensor's device (`device = x.device`) places what is made
+                // on it where the tensor is.
+                let value = values::device_of(value).unwrap_or(value);
                 match self.made_on_cpu(value) {
                     Some(made) => self.function.flow.cpu_made.insert(name.clone(), made),
                     None => self.function.flow.cpu_made.remove(&name),

@@ -95,11 +95,13 @@ impl Checker<'_, '_> {
                     }
                 }
                 if let Some(device) = call.arguments.find_keyword("device") {
-                    // On the device of a tensor made on the CPU (`device=k12.device`): the CPU.
+                    // On the device of a tensor made on the CPU (`device=k12.device`, or a name
+                    // bound to it): the CPU.
                     return match &device.value {
                         Expr::Attribute(of) if of.attr.as_str() == "device" => {
                             self.made_on_cpu(&of.value)
                         }
+                        name @ Expr::Name(_) => self.made_on_cpu(name),
                         _ => None,
                     };
                 }
@@ -365,11 +367,14 @@ impl Checker<'_, '_> {
                 match self.resolve(&call.func) {
                     Some(path) => match path.strip_prefix("torch.") {
                         Some(function) if self.api.names.factories.contains(function) => {
+                            // On the device of a tensor that follows, or a device the function
+                            // was handed (`device=device`, `device = x.device` above).
                             let device = call.arguments.find_keyword("device")?;
                             match &device.value {
                                 Expr::Attribute(of) if of.attr.as_str() == "device" => {
                                     self.follows(&of.value)
                                 }
+                                name @ Expr::Name(_) => self.follows(name),
                                 _ => None,
                             }
                         }
@@ -392,6 +397,14 @@ pub(super) fn merge(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
         (None, origin) | (origin, None) => origin,
         (Some(0), _) | (_, Some(0)) => Some(0),
         (Some(a), Some(b)) => Some(a | b),
+    }
+}
+
+/// The tensor whose device `value` is (`x` of `x.device`).
+pub(super) fn device_of(value: &Expr) -> Option<&Expr> {
+    match value {
+        Expr::Attribute(of) if of.attr.as_str() == "device" => Some(&of.value),
+        _ => None,
     }
 }
 
