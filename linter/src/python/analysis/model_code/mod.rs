@@ -9,7 +9,13 @@
 //! checking one again (each finding says what it needs, a [`Requirement`]): the class hierarchy
 //! (a class whose base is another module's module class, [`ModelCode::classes`]), and what
 //! calls hand on (a function that model code hands its tensors, through other such functions:
-//! a value carries the parameters it comes from, an [`Origin`](crate::python::analysis::flow::Origin)).
+//! a value carries the parameters it comes from, an
+//! [`Origin`](crate::python::analysis::flow::Origin)). A third is what each function returns
+//! of tensors ([`TensorReturn`]), asked where model code calls it.
+//!
+//! Here: what is model code (the file's module classes, their attributes, which functions are
+//! model code and what of their parameters follows the model); in `values`, what a value is
+//! (made on the CPU, following the model); in `meeting`, where tensors meet and the finding.
 
 use std::ops::Range;
 
