@@ -33,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
             module: Vec::new(),
             entry_points: &[],
             calls_to: None,
+            model_code: true,
         };
         for finding in lint_text(text, &cx) {
             let span = finding.span;
