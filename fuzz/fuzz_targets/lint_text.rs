@@ -7,9 +7,9 @@
 use std::sync::{Arc, LazyLock};
 
 use cargo_placement::api::Api;
+use cargo_placement::discover::CrateContext;
 use cargo_placement::project::lint_text;
 use cargo_placement::rust::model::Model;
-use cargo_placement::discover::CrateContext;
 use cargo_placement::rust::resolve::FileContext;
 use cargo_placement::source::FileRole;
 use libfuzzer_sys::fuzz_target;
