@@ -109,7 +109,7 @@ declare_rule! {
     /// exported, now exempt, and ONNX export wrappers). It is `allow` until a blind round
     /// measures its precision at 0.9 or more: enable it with `-W unplaced_tensor`, or
     /// `unplaced_tensor = "warn"` under `[levels]`. Model code is walked only where the rule is
-    /// on.
+    /// on, where it costs: about 1.6 times the instructions of a Python lint without it.
     pub(crate) static UNPLACED_TENSOR = ("unplaced_tensor", Allow, Some(check));
 }
 

@@ -7,7 +7,7 @@ use compact_str::CompactString;
 
 use ruff_python_ast::{self as ast, Expr};
 
-use super::{bound_name, is_self};
+use super::{bound_name, is_self, own_attribute};
 use crate::analysis::MadeOnCpu;
 use crate::python::analysis::flow::Origin;
 use crate::python::checker::Checker;
@@ -110,7 +110,12 @@ impl Checker<'_, '_> {
                 }
                 // A function of the project: what it makes on the CPU and returns (where it
                 // is made, in this file), or what it computes from a CPU tensor it is given.
-                if let Some((callee, returned)) = self.tensor_return(call) {
+                let cpu_argument = || {
+                    let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
+                    (call.arguments.args.iter().chain(keywords))
+                        .any(|argument| self.made_on_cpu(argument).is_some())
+                };
+                if let Some((callee, returned)) = self.tensor_return(call, cpu_argument) {
                     let own = (callee.strip_prefix(self.module.as_str()))
                         .is_some_and(|rest| rest.starts_with('.'));
                     if let Some(made) = returned.made.clone().filter(|_| own) {
@@ -223,9 +228,14 @@ impl Checker<'_, '_> {
 
     /// The project's function or method a call calls, and what it returns of tensors: of this
     /// file above, or of the project.
+    ///
+    /// Another module's function is asked of the project only when `given` says the call gives
+    /// it what its summary could carry through (a CPU tensor, a tensor of the model's): every
+    /// question the first check asks that the project answers otherwise checks the file again.
     pub(super) fn tensor_return(
         &self,
         call: &ast::ExprCall,
+        given: impl FnOnce() -> bool,
     ) -> Option<(CompactString, TensorReturn)> {
         let path = self.resolve(&call.func);
         let callee = self.project_callee(call, path.as_deref())?;
@@ -236,6 +246,14 @@ impl Checker<'_, '_> {
             .find(|(known, _)| *known == callee)
         {
             return Some((callee, returned.clone()));
+        }
+        // A function of this module, or a method of the module or of one of its submodules.
+        let own = (callee.strip_prefix(self.module.as_str()))
+            .is_some_and(|rest| rest.starts_with('.'))
+            || matches!(&*call.func, Expr::Attribute(method)
+                if is_self(&method.value) || own_attribute(&method.value).is_some());
+        if !own && !given() {
+            return None;
         }
         note_asked(&mut self.asked.borrow_mut().tensor_returns, &callee);
         let returned = self.project.tensor_return(&callee)?.clone();
@@ -328,7 +346,12 @@ impl Checker<'_, '_> {
             first.and_then(|first| self.follows(first))
         };
         // A function of the project: the model's, or what it computes from its parameters.
-        if let Some((_, returned)) = self.tensor_return(call) {
+        let following_argument = || {
+            let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
+            (call.arguments.args.iter().chain(keywords))
+                .any(|argument| self.follows(argument).is_some())
+        };
+        if let Some((_, returned)) = self.tensor_return(call, following_argument) {
             return match returned.model {
                 true => Some(0),
                 false => Checker::returned_from(call, &returned)
