@@ -718,11 +718,10 @@ fn module_classes_are_known_through_other_modules_bases() {
     );
 }
 
-/// Rust model code is looked at where `unplaced_tensor` is on, through a whole run: a candle
-/// `Module`'s mask made on the CPU is found with `-W unplaced_tensor`, and nothing is walked as
-/// model code at the default level.
+/// Rust model code through a whole run: a candle `Module`'s mask made on the CPU is found with
+/// `-W unplaced_tensor` (the level reaches the walk), and not reported at the default level.
 #[test]
-fn rust_model_code_is_walked_where_the_rule_is_on() {
+fn rust_model_code_is_checked_where_the_rule_is_on() {
     let dir = tempfile::tempdir().expect("temp dir");
     write_files(
         dir.path(),

@@ -8,8 +8,8 @@ use compact_str::CompactString;
 
 use ruff_python_ast::{self as ast, Expr};
 
-use super::is_self;
 use super::values::device_of;
+use super::{given_tensors, is_self};
 use crate::analysis::Event;
 use crate::diagnostic::Requirement;
 use crate::python::analysis::flow::Origin;
@@ -63,8 +63,9 @@ impl Checker<'_, '_> {
                     .collect()
             }
         };
-        let needs = submodule
-            .flatten()
+        // Another module's class is a module if the project says so.
+        let needs = (submodule.filter(|submodule| !submodule.known))
+            .and_then(|submodule| submodule.class)
             .map(|base| Requirement::ModuleClass { base });
         self.meets_needing(range(call), &operands, needs);
     }
@@ -88,14 +89,7 @@ impl Checker<'_, '_> {
         if !self.api.names.combining.contains(name) && !self.api.names.meeting.contains(name) {
             return;
         }
-        let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
-        let operands: Vec<&Expr> = (call.arguments.args.iter().chain(keywords))
-            .flat_map(|argument| match argument {
-                Expr::List(list) => list.iter().collect(),
-                Expr::Tuple(tuple) => tuple.iter().collect(),
-                other => vec![other],
-            })
-            .collect();
+        let operands: Vec<&Expr> = given_tensors(call).collect();
         self.meets(range(call), &operands);
     }
 

@@ -93,20 +93,26 @@ struct ModelClass {
     /// Attributes set, once and nowhere else, to a tensor made on the CPU (`self.mask =
     /// torch.ones(n, n).tril()` in `__init__`): the module's `.to()` leaves them there.
     on_cpu: FxHashMap<CompactString, Range<usize>>,
-    /// The project's modules among its attributes (`self.encoder = Encoder(...)`): `None` for a
-    /// module class of this file or a container of modules, the class's dotted path for another
-    /// module's class, a module if the project says so. Given a CPU tensor as its input, a
-    /// submodule meets it with its weights, on the model's device.
-    submodules: FxHashMap<CompactString, Option<String>>,
-    /// The class of each of those that is a class's instance, by dotted path: its methods are
-    /// what `self.decoder.init_hidden(n)` calls.
-    submodule_classes: FxHashMap<CompactString, String>,
+    /// The project's modules among its attributes (`self.encoder = Encoder(...)`). Given a CPU
+    /// tensor as its input, a submodule meets it with its weights, on the model's device.
+    submodules: FxHashMap<CompactString, Submodule>,
     /// Attributes set to what the constructor is given (`self.net = net`): called, they are
     /// the modules a wrapper runs (`self.net(x)`), whose outputs are on the model's device.
     given: FxHashSet<CompactString>,
     /// For a class whose base is another module's class: that base's dotted path, which must
     /// be a module class for the class to be one.
     requires: Option<String>,
+}
+
+/// A module of the project kept in an attribute.
+#[derive(Clone, Debug)]
+struct Submodule {
+    /// Its class, by dotted path, when it is a class's instance (not a container): its methods
+    /// are what `self.decoder.init_hidden(n)` calls.
+    class: Option<String>,
+    /// Whether it is known to be a module: a class of this file, or a container of modules;
+    /// another module's class is one if the project says so.
+    known: bool,
 }
 
 /// What an attribute set in a module class is made by.
@@ -201,16 +207,14 @@ impl Checker<'_, '_> {
                             }
                             Some(Made::Own(class)) => {
                                 model.follows.insert(attribute.into());
-                                model.submodules.insert(attribute.into(), None);
-                                if let Some(class) = class {
-                                    model.submodule_classes.insert(attribute.into(), class);
-                                }
+                                let submodule = Submodule { class, known: true };
+                                model.submodules.insert(attribute.into(), submodule);
                             }
                             Some(Made::Other(class)) => {
+                                let (class, known) = (Some(class), false);
                                 model
                                     .submodules
-                                    .insert(attribute.into(), Some(class.clone()));
-                                model.submodule_classes.insert(attribute.into(), class);
+                                    .insert(attribute.into(), Submodule { class, known });
                             }
                             None => {}
                         }
@@ -320,8 +324,8 @@ impl Checker<'_, '_> {
         }
         if let Expr::Attribute(method) = &*call.func
             && let Some(submodule) = own_attribute(&method.value)
-            && let Some(class) =
-                (self.model_class()).and_then(|class| class.submodule_classes.get(submodule))
+            && let Some(class) = (self.model_class())
+                .and_then(|class| class.submodules.get(submodule)?.class.as_ref())
         {
             return Some(compact_str::format_compact!("{class}.{}", method.attr));
         }
@@ -460,6 +464,22 @@ pub(super) fn bound_name(target: &Expr) -> Option<CompactString> {
         }
         _ => None,
     }
+}
+
+/// The values a call is given, positional and by keyword.
+pub(super) fn given(call: &ast::ExprCall) -> impl Iterator<Item = &Expr> {
+    let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
+    call.arguments.args.iter().chain(keywords)
+}
+
+/// The tensors a call is given: [`given`], with a list's or a tuple's elements in its place
+/// (`torch.cat((days, hours))`).
+pub(super) fn given_tensors(call: &ast::ExprCall) -> impl Iterator<Item = &Expr> {
+    given(call).flat_map(|value| match value {
+        Expr::List(list) => list.elts.iter().collect(),
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    })
 }
 
 /// `x` of `self.x`.

@@ -7,7 +7,7 @@ use compact_str::CompactString;
 
 use ruff_python_ast::{self as ast, Expr};
 
-use super::{bound_name, is_self, own_attribute};
+use super::{bound_name, given, given_tensors, is_self, own_attribute};
 use crate::analysis::MadeOnCpu;
 use crate::python::analysis::flow::Origin;
 use crate::python::checker::Checker;
@@ -110,15 +110,10 @@ impl Checker<'_, '_> {
                 }
                 // A function of the project: what it makes on the CPU and returns (where it
                 // is made, in this file), or what it computes from a CPU tensor it is given.
-                let cpu_argument = || {
-                    let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
-                    (call.arguments.args.iter().chain(keywords))
-                        .any(|argument| self.made_on_cpu(argument).is_some())
-                };
+                let cpu_argument = || given(call).any(|value| self.made_on_cpu(value).is_some());
                 if let Some((callee, returned)) = self.tensor_return(call, cpu_argument) {
-                    let own = (callee.strip_prefix(self.module.as_str()))
-                        .is_some_and(|rest| rest.starts_with('.'));
-                    if let Some(made) = returned.made.clone().filter(|_| own) {
+                    // Where it is made is a place in this file only for this module's function.
+                    if let Some(made) = returned.made.clone().filter(|_| self.defines(&callee)) {
                         return Some((made, MadeOnCpu::Made));
                     }
                     return (!returned.model)
@@ -155,19 +150,10 @@ impl Checker<'_, '_> {
                         if !function.contains('.') || function.starts_with("nn.functional.") =>
                     {
                         // Its tensors, also in a list (`torch.cat((days, hours))`).
-                        let tensors = || {
-                            call.arguments
-                                .args
-                                .iter()
-                                .flat_map(|argument| match argument {
-                                    Expr::Tuple(tuple) => tuple.elts.iter().collect(),
-                                    Expr::List(list) => list.elts.iter().collect(),
-                                    other => vec![other],
-                                })
-                        };
-                        return match tensors().any(|argument| self.follows(argument).is_some()) {
+                        return match given_tensors(call).any(|value| self.follows(value).is_some())
+                        {
                             true => None,
-                            false => tensors().find_map(|argument| self.made_on_cpu(argument)),
+                            false => given_tensors(call).find_map(|value| self.made_on_cpu(value)),
                         };
                     }
                     _ => false,
@@ -248,8 +234,7 @@ impl Checker<'_, '_> {
             return Some((callee, returned.clone()));
         }
         // A function of this module, or a method of the module or of one of its submodules.
-        let own = (callee.strip_prefix(self.module.as_str()))
-            .is_some_and(|rest| rest.starts_with('.'))
+        let own = self.defines(&callee)
             || matches!(&*call.func, Expr::Attribute(method)
                 if is_self(&method.value) || own_attribute(&method.value).is_some());
         if !own && !given() {
@@ -258,6 +243,11 @@ impl Checker<'_, '_> {
         note_asked(&mut self.asked.borrow_mut().tensor_returns, &callee);
         let returned = self.project.tensor_return(&callee)?.clone();
         Some((callee, returned))
+    }
+
+    /// Whether the dotted `path` is of this module (`pkg.m.helper` in `pkg.m`).
+    fn defines(&self, path: &str) -> bool {
+        (path.strip_prefix(self.module.as_str())).is_some_and(|rest| rest.starts_with('.'))
     }
 
     /// The arguments a call gives the parameters its callee's value comes from.
@@ -325,13 +315,8 @@ impl Checker<'_, '_> {
     /// factory given its device (`torch.zeros(n, device=x.device)`).
     pub(super) fn call_follows(&self, call: &ast::ExprCall) -> Option<Origin> {
         let argument_follows = || {
-            let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
-            (call.arguments.args.iter().chain(keywords))
-                .map(|argument| match argument {
-                    Expr::List(list) => list.iter().map(|e| self.follows(e)).fold(None, merge),
-                    Expr::Tuple(tuple) => tuple.iter().map(|e| self.follows(e)).fold(None, merge),
-                    other => self.follows(other),
-                })
+            given_tensors(call)
+                .map(|value| self.follows(value))
                 .fold(None, merge)
         };
         // Of another function, what it is given first: the others are often sizes and options
@@ -346,11 +331,7 @@ impl Checker<'_, '_> {
             first.and_then(|first| self.follows(first))
         };
         // A function of the project: the model's, or what it computes from its parameters.
-        let following_argument = || {
-            let keywords = call.arguments.keywords.iter().map(|keyword| &keyword.value);
-            (call.arguments.args.iter().chain(keywords))
-                .any(|argument| self.follows(argument).is_some())
-        };
+        let following_argument = || given(call).any(|value| self.follows(value).is_some());
         if let Some((_, returned)) = self.tensor_return(call, following_argument) {
             return match returned.model {
                 true => Some(0),

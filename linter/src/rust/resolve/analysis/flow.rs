@@ -57,6 +57,19 @@ pub(super) fn on_binary<'a>(
     }
 }
 
+/// The tensors a list of them holds (`&[&a, &b]`, `vec![a, b]`), as `Tensor::cat` is given.
+pub(super) fn listed(list: &Expr) -> Vec<Expr> {
+    match peel(list) {
+        Expr::Array(array) => array.elems.iter().cloned().collect(),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => mac
+            .mac
+            .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            .map(|elems| elems.into_iter().collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
 /// `Tensor::cat(&[&a, &b], 0)`: the listed tensors must share a device.
 pub(super) fn check_list<'a>(
     sem: &Semantic<'_, 'a>,
@@ -65,15 +78,7 @@ pub(super) fn check_list<'a>(
     span: Range<usize>,
     list: &Expr,
 ) {
-    let elems: Vec<Expr> = match peel(list) {
-        Expr::Array(array) => array.elems.iter().cloned().collect(),
-        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => mac
-            .mac
-            .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
-            .map(|elems| elems.into_iter().collect())
-            .unwrap_or_default(),
-        _ => return,
-    };
+    let elems = listed(list);
     let facts: Vec<Fact> = elems
         .iter()
         .filter_map(|elem| sem.tensor_device(elem))

@@ -220,7 +220,9 @@ fn follows_within(
         Expr::Field(field) if is_self(&field.base) => {
             let ty = sem.infer(expr)?;
             let tensor = ty.named().is_some_and(|ty| names.tensor_types.contains(ty));
-            tensor.then(|| shown(sem, expr.span()))
+            tensor
+                .then(|| source_text(sem, &range(expr.span())))
+                .flatten()
         }
         Expr::Binary(binary) => follows(&binary.left).or_else(|| follows(&binary.right)),
         // What a tensor gives that is no tensor (`xs.dims()`, `xs.device()`) follows nothing.
@@ -256,9 +258,11 @@ fn is_self(expr: &Expr) -> bool {
     matches!(peel(expr), Expr::Path(path) if path.path.is_ident("self"))
 }
 
-/// The source text at `span`, unless too long to show.
-fn shown(sem: &Semantic<'_, '_>, span: proc_macro2::Span) -> String {
-    sem.text.get(range(span)).unwrap_or_default().to_owned()
+/// The source text at `span`, unless too long to show in a message.
+fn source_text(sem: &Semantic<'_, '_>, span: &Range<usize>) -> Option<String> {
+    (sem.text.get(span.clone()))
+        .filter(|text| text.len() <= SHOWN && !text.contains('\n'))
+        .map(str::to_owned)
 }
 
 /// A tensor made on the CPU, as the device facts tell: made so here, not moved there, and not
@@ -339,32 +343,18 @@ pub(in crate::rust::resolve) fn check_list<'a>(
     if !state.in_model {
         return;
     }
-    let Expr::Array(array) = peel(list) else {
-        return;
-    };
-    let made = array
-        .elems
-        .iter()
-        .find_map(|elem| made_on_cpu(state, sem, elem));
-    let other = array
-        .elems
-        .iter()
-        .find_map(|elem| follows(state, sem, elem));
+    let elems = super::flow::listed(list);
+    let made = elems.iter().find_map(|elem| made_on_cpu(state, sem, elem));
+    let other = elems.iter().find_map(|elem| follows(state, sem, elem));
     if let (Some(fact), Some(other)) = (made, other) {
         events.push(unplaced(sem, fact, op, other));
     }
 }
 
 fn unplaced<'a>(sem: &Semantic<'_, 'a>, fact: Fact, op: Op, other: String) -> Event<'a> {
-    let text = |span: &Range<usize>| {
-        sem.text
-            .get(span.clone())
-            .filter(|text| text.len() <= SHOWN && !text.contains('\n'))
-            .map(str::to_owned)
-    };
     let device_of = (!other.contains('.')).then(|| other.clone());
     Event::UnplacedTensor {
-        shown: text(&fact.origin),
+        shown: source_text(sem, &fact.origin),
         span: fact.origin,
         how: MadeOnCpu::Made,
         op: Some(op.shown),
