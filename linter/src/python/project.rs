@@ -186,6 +186,10 @@ pub struct Project {
     /// outside it is re-exported by no module, so that a module's glob imports need not be
     /// followed for it.
     bound: FxHashSet<CompactString>,
+    /// The first part of every module's dotted names (`pkg` of `pkg.train`, `train` of a module
+    /// outside packages): a path that starts otherwise (`torch.cuda.is_available`) names
+    /// nothing of the project, and most paths asked about are such.
+    roots: FxHashSet<CompactString>,
     /// Whether the files are all the workspace's: only then does no importer among them mean
     /// that none exists (a run over one file of a package, as pre-commit makes, does not know).
     complete: bool,
@@ -399,6 +403,10 @@ impl Project {
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
     /// modules' imports.
     fn names(&self, path: &str, mut found: impl FnMut(&str) -> bool) -> bool {
+        let root = path.split_once('.').map_or(path, |(root, _)| root);
+        if !self.roots.contains(root) {
+            return false;
+        }
         if self.reexported(path, &mut found) {
             return true;
         }
@@ -706,6 +714,13 @@ fn defined(files: &[ModuleFile]) -> Project {
             .insert(file.module.clone(), file.summary.clone());
         project.bound.extend(file.summary.imports.keys().cloned());
     }
+    let roots = (project.imports.keys()).map(|module| {
+        module
+            .split_once('.')
+            .map_or(module.as_str(), |(root, _)| root)
+            .into()
+    });
+    project.roots = roots.collect();
     let paths = (project.choosers.iter())
         .chain(&project.passing)
         .chain(&project.asks_driver)
