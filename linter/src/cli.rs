@@ -18,8 +18,8 @@ use crate::report::human::Style;
 use crate::rules;
 use crate::rules::RULES;
 
-/// Lints device placement in tensor programs: PyTorch code (`.py` files) and Rust (candle, tch,
-/// burn, cudarc, placement).
+/// Lints device placement in tensor programs: PyTorch code (`.py` files and Jupyter notebooks)
+/// and Rust (candle, tch, burn, cudarc, placement).
 ///
 /// Exit status: 0 when nothing is at `deny` level, 1 when something is, 2 when the run itself
 /// failed (bad arguments, configuration or paths, nothing to lint, or a file that a bug of the
@@ -199,10 +199,11 @@ fn explain(rule: &str) -> ExitCode {
     match rules::find(rule) {
         Some(rule) => {
             println!(
-                "# {} (default: {})\n\n{}",
+                "# {} (default: {})\n\n{}\n\n## In notebooks\n\n{}",
                 rule.name,
                 rule.default_level,
-                rule.documentation().trim_end()
+                rule.documentation().trim_end(),
+                rules::IN_NOTEBOOKS
             );
             ExitCode::SUCCESS
         }
@@ -220,6 +221,7 @@ fn list_rules() -> ExitCode {
             rule.summary()
         );
     }
+    println!("\n{}", rules::IN_NOTEBOOKS);
     ExitCode::SUCCESS
 }
 

@@ -69,7 +69,8 @@ fn lint_fixture(path: &std::path::Path) -> (String, Vec<Diagnostic>) {
             );
         }
         let checked =
-            Suppressions::parse_python(&text).apply(checked, &LineIndex::new(&text), |_| true);
+            Suppressions::parse_python(&text, None)
+                .apply(checked, &LineIndex::new(&text), |_| true);
         return (text, at_default_levels(checked));
     }
     let api = crate::api::Api::new(Default::default()).expect("built-in tables");
@@ -122,6 +123,7 @@ fn render(relative: &str, text: String, diagnostics: Vec<Diagnostic>) -> String 
         },
         lines: LineIndex::new(&text),
         text,
+        cells: None,
         diagnostics,
     };
     file.diagnostics

@@ -3,6 +3,7 @@
 //! One design with two front ends. The modules are layers, each using only those listed
 //! before it:
 //! - [`source`]: languages, file roles, text and positions, limits, what could not be read;
+//! - [`notebook`]: Jupyter notebooks read as one Python program, and their cells' positions;
 //! - [`diagnostic`]: what a rule reports ([`diagnostic::Finding`], [`diagnostic::Rule`],
 //!   [`diagnostic::Level`]);
 //! - [`api`]: what each library's calls mean for placement, as one table per library;
@@ -21,6 +22,8 @@
 //! - [`cli`]: the command line both binaries run (`cargo placement` and `placement`).
 
 pub mod source;
+
+pub mod notebook;
 
 pub mod diagnostic;
 

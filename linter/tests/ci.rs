@@ -65,7 +65,7 @@ fn sarif_validates_for_every_fixture_and_the_demo() {
         }
     }
     let results = run["results"].as_array().unwrap();
-    assert_eq!(results.len(), 16);
+    assert_eq!(results.len(), 18);
     let first = &results[0];
     assert_eq!(first["ruleId"], "placement::hardcoded_device");
     let location = &first["locations"][0]["physicalLocation"];
@@ -119,7 +119,7 @@ fn github_annotations_and_short_lines() {
     let demo = demo();
     let output = placement(&[demo.to_str().unwrap(), "--message-format", "github"]);
     let lines: Vec<String> = stdout(&output).lines().map(str::to_owned).collect();
-    assert_eq!(lines.len(), 16);
+    assert_eq!(lines.len(), 18);
     assert!(lines[0].starts_with(
         "::warning file=tests/demo/models/src/encoder.rs,line=10,col=39,endColumn=40,endLine=10,\
          title=placement%3A%3Ahardcoded_device::hard-coded GPU ordinal `1` in `Device::new_cuda`%0Ahelp: "
@@ -140,7 +140,7 @@ fn github_annotations_and_short_lines() {
     assert_eq!(output.status.code(), Some(1));
     let out = stdout(&output);
     assert!(out.contains("trainer/src/main.rs:18:20: error[device_mismatch]: `.matmul()` combines a tensor on cpu with one on cuda:1\n"), "{out}");
-    assert_eq!(out.lines().count(), 16);
+    assert_eq!(out.lines().count(), 18);
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn statistics_count_findings_per_rule() {
         "--statistics",
     ]);
     let out = stdout(&output);
-    let table: Vec<&str> = out.lines().skip(16).collect();
+    let table: Vec<&str> = out.lines().skip(18).collect();
     assert_eq!(table[0], "     4  implicit_device");
     assert_eq!(table.len(), 7, "{out}");
     // Machine formats keep stdout for the report.
@@ -184,11 +184,11 @@ fn baselines_hide_known_findings_across_edits() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("recorded 16 finding(s) in the baseline"),
+        stderr(&output).contains("recorded 18 finding(s) in the baseline"),
         "{}",
         stderr(&output)
     );
-    assert_eq!(stdout(&output).lines().count(), 16, "{}", stdout(&output));
+    assert_eq!(stdout(&output).lines().count(), 18, "{}", stdout(&output));
 
     let output = placement(&[
         root,
@@ -199,7 +199,7 @@ fn baselines_hide_known_findings_across_edits() {
     ]);
     assert_eq!(
         stdout(&output),
-        "no placement findings in 11 files (16 more in the baseline)\n"
+        "no placement findings in 12 files (18 more in the baseline)\n"
     );
 
     // Lines move in one file, and a new finding appears in another.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// layers. The front ends share a layer, so neither uses the other.
 const LAYERS: &[(&str, u32)] = &[
     ("source", 0),
+    ("notebook", 1),
     ("diagnostic", 1),
     ("api", 2),
     ("analysis", 3),

@@ -229,7 +229,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
         let lines = LineIndex::new(text);
         let suppressions = match language {
             Language::Rust => Suppressions::parse(text),
-            Language::Python => Suppressions::parse_python(text),
+            Language::Python => Suppressions::parse_python(text, None),
         };
         // What stands once the comments are applied, with every rule on (`unused_allow` too).
         let findings = suppressions.apply(findings.to_vec(), &lines, |_| true);
@@ -248,6 +248,7 @@ fn check(text: &str, api: &Api, language: Language, what: &str) {
             },
             text: text.to_owned(),
             lines: lines.clone(),
+            cells: None,
             diagnostics: findings
                 .iter()
                 .cloned()

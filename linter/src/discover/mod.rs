@@ -102,6 +102,11 @@ pub struct FileUnit {
 }
 
 impl FileUnit {
+    /// Whether the file is a Jupyter notebook, linted as Python.
+    pub fn is_notebook(&self) -> bool {
+        python_files::is_notebook(&self.path)
+    }
+
     /// A Rust file of `package`, before the Rust front end places it in its crate.
     pub fn unplaced_rust(path: PathBuf, relative: String, package: usize) -> FileUnit {
         FileUnit {

@@ -43,8 +43,12 @@ impl Session {
 /// under `tests/`) and `conftest.py` are entry files; `__main__.py` and
 /// the files of `scripts/`, `examples/`, `tools/`, `bin/` and `benchmarks/` are programs.
 /// Other files with a main guard are programs too when they are not in a package (decided
-/// when the file is read).
+/// when the file is read). A notebook is a program: its cells run top to bottom, like a
+/// script's top level.
 fn python_role(inside: &Path) -> FileRole {
+    if is_notebook(inside) {
+        return FileRole::BinaryRoot;
+    }
     let dirs: Vec<&str> = inside
         .parent()
         .into_iter()
@@ -72,20 +76,27 @@ fn python_role(inside: &Path) -> FileRole {
 
 /// A Python file's module name, as Python imports it: the file's stem after the chain of
 /// package folders (with an `__init__.py`) that hold it (`src/pkg/train.py` → `pkg.train`,
-/// `pkg/__init__.py` → `pkg`), for configured entry points.
+/// `pkg/__init__.py` → `pkg`), for configured entry points. A notebook, which no module
+/// imports, keeps its file name (`pkg.explore.ipynb`), so that it names no module beside it.
 fn python_module(path: &Path, packages: &mut Packages) -> Vec<String> {
     let mut module = path
         .parent()
         .map(|dir| packages.of(dir))
         .unwrap_or_default();
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or_default();
+    let stem = match is_notebook(path) {
+        true => path.file_name(),
+        false => path.file_stem(),
+    };
+    let stem = stem.and_then(|s| s.to_str()).unwrap_or_default();
     if stem != "__init__" {
         module.push(stem.to_owned());
     }
     module
+}
+
+/// Whether a Python file is a Jupyter notebook (`.ipynb`).
+pub(super) fn is_notebook(path: &Path) -> bool {
+    path.extension().is_some_and(|ext| ext == "ipynb")
 }
 
 /// The dotted path of each folder as a package (`["pkg", "sub"]`: it and the folders above it

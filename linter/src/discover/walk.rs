@@ -201,7 +201,8 @@ fn is_python_output(entry: &ignore::DirEntry) -> bool {
             || entry.path().join("pyvenv.cfg").is_file())
 }
 
-/// The `.py` files under `root` (a folder or a file), as Python tools find them: what
+/// The `.py` files and notebooks (`.ipynb`) under `root` (a folder or a file), as Python tools
+/// find them (`.ipynb_checkpoints` is hidden): what
 /// `.gitignore` and `.ignore` files exclude (in a git repository or not), hidden folders,
 /// virtual environments, installed packages and build outputs are skipped, and so is what
 /// `excluded` names. A file given by name is taken whatever the ignore files say.
@@ -219,7 +220,7 @@ pub(crate) fn python(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut S
             Ok(entry) => entry,
             Err(err) => {
                 match unreadable(&err) {
-                    Some(path) if is_source(path, "py") => {
+                    Some(path) if is_source(path, "py") || is_source(path, "ipynb") => {
                         if seen.take(path) {
                             walked.files.push(path.to_owned());
                         }
@@ -235,7 +236,9 @@ pub(crate) fn python(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut S
         };
         let path = entry.path();
         let is_python = entry.file_type().is_some_and(|kind| kind.is_file())
-            && path.extension().is_some_and(|ext| ext == "py");
+            && path
+                .extension()
+                .is_some_and(|ext| ext == "py" || ext == "ipynb");
         let excluded = || {
             path.ancestors()
                 .take_while(|dir| dir.starts_with(root) && *dir != root)

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::diagnostic::{Finding, Level, Rule};
 use crate::discover::{self, DiscoverError, FileUnit, Options, Session};
+use crate::notebook::Cells;
 use crate::python;
 use crate::rules;
 use crate::rust;
@@ -45,10 +46,52 @@ pub struct LintedFile {
     pub unit: FileUnit,
     pub text: String,
     pub lines: LineIndex,
+    /// Where a notebook's cells start in `text`, its code cells joined.
+    pub cells: Option<Cells>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Where a byte of a file is, as a person reads it: a 1-based line and column, counted in a
+/// notebook's cell when the file is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The notebook's 1-based cell holding the place.
+    pub cell: Option<usize>,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Place {
+    /// `12:5`, or `cell 4:1:5` in a notebook, as ruff writes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(cell) = self.cell {
+            write!(f, "cell {cell}:")?;
+        }
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
 impl LintedFile {
+    /// Where byte `offset` of the file's text is: in its cell, for a notebook.
+    pub fn place(&self, offset: usize) -> Place {
+        let (line, column) = self.lines.position(&self.text, offset);
+        match &self.cells {
+            Some(cells) => {
+                let (cell, inside) = cells.locate(line - 1);
+                Place {
+                    cell: Some(cell),
+                    line: inside + 1,
+                    column,
+                }
+            }
+            None => Place {
+                cell: None,
+                line,
+                column,
+            },
+        }
+    }
+
     /// The baseline and fingerprint key of each diagnostic, in order.
     pub fn keys(&self) -> Vec<locate::FindingKey> {
         let spans: Vec<(&str, std::ops::Range<usize>)> = self
@@ -378,22 +421,11 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
     }
     let config = run.session.config(&unit);
     let limit = config.max_file_size.0;
-    let bytes = match source::read_within(&unit.path, limit) {
+    let bytes = match read_unit(&unit, limit) {
         Ok(source::Read::Bytes(bytes)) => bytes,
         Ok(source::Read::TooBig(len)) => {
-            let finding = rules::unlinted(Unparsed {
-                span: 0..0,
-                message: format!(
-                    "file is too large to lint ({}, over the limit of {})",
-                    bytesize::ByteSize(len).display().iec(),
-                    bytesize::ByteSize(limit).display().iec()
-                ),
-                label: "not linted".to_owned(),
-                help: "raise `max_file_size` in placement.toml if it is hand-written, or exclude \
-                       it if it is generated"
-                    .to_owned(),
-            });
-            return finish(run, config, unit, String::new(), vec![finding]);
+            let finding = rules::unlinted(too_big(len, limit));
+            return finish(run, config, unit, String::new(), None, vec![finding]);
         }
         // A file that cannot be read is not linted, and the run says so as it says of a file that
         // cannot be parsed: a strict run fails.
@@ -404,33 +436,68 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
                 label: "not read".to_owned(),
                 help: "check that the file exists and can be read, or exclude it".to_owned(),
             });
-            return finish(run, config, unit, String::new(), vec![finding]);
+            return finish(run, config, unit, String::new(), None, vec![finding]);
         }
     };
-    let (text, findings) = match source::decode(bytes, unit.language) {
-        Ok(text) if unit.language == Language::Python => {
-            let findings = match run.settled.get(&unit.path) {
-                Some(settled) => settled.findings.clone(),
-                None => {
-                    let package = &run.session.packages[unit.package].name;
-                    let cx = python_files::context(&unit, config, &run.python, package);
-                    let mut findings = python_files::lint(&text, &cx);
-                    python_files::keep_standing(&mut findings, &run.python, &run.python.fed());
-                    findings
-                }
-            };
-            (text, findings)
-        }
+    if unit.language == Language::Python {
+        let (text, cells, findings) = match python_files::text(&unit, bytes, limit) {
+            Ok(python) => {
+                let findings = match run.settled.get(&unit.path) {
+                    Some(settled) => settled.findings.clone(),
+                    None => {
+                        let package = &run.session.packages[unit.package].name;
+                        let cx = python_files::context(&unit, config, &run.python, package);
+                        let mut findings = python_files::lint(python.linted(), &cx);
+                        python_files::keep_standing(&mut findings, &run.python, &run.python.fed());
+                        findings
+                    }
+                };
+                (python.text, python.cells, findings)
+            }
+            Err((shown, unparsed)) => (shown, None, vec![rules::unlinted(unparsed)]),
+        };
+        return finish(run, config, unit, text, cells, findings);
+    }
+    match source::decode(bytes, unit.language) {
         Ok(text) => {
             let nesting = match unit.prescanned {
                 true => Nesting::Checked,
                 false => Nesting::Unchecked,
             };
-            return lint_rust(run, unit, text, nesting, &config.api);
+            lint_rust(run, unit, text, nesting, &config.api)
         }
-        Err((shown, unparsed)) => (shown, vec![rules::unlinted(unparsed)]),
-    };
-    finish(run, config, unit, text, findings)
+        Err((shown, unparsed)) => finish(
+            run,
+            config,
+            unit,
+            shown,
+            None,
+            vec![rules::unlinted(unparsed)],
+        ),
+    }
+}
+
+/// Reads a file to lint unless it is over `limit` bytes. A notebook is read whatever its size:
+/// its outputs (images, tables) are skipped as it is read, and the limit is its code's.
+fn read_unit(unit: &FileUnit, limit: u64) -> std::io::Result<source::Read> {
+    let limit = if unit.is_notebook() { u64::MAX } else { limit };
+    source::read_within(&unit.path, limit)
+}
+
+/// What a file over the size limit is told: it is `len` bytes long.
+fn too_big(len: u64, limit: u64) -> Unparsed {
+    Unparsed {
+        span: 0..0,
+        message: format!(
+            "file is too large to lint ({}, over the limit of {})",
+            bytesize::ByteSize(len).display().iec(),
+            bytesize::ByteSize(limit).display().iec()
+        ),
+        label: "not linted".to_owned(),
+        help: "raise `max_file_size` in placement.toml if it is hand-written, or exclude it if it \
+               is generated"
+            .to_owned(),
+    }
 }
 
 /// Applies suppressions and levels to a file's findings.
@@ -439,11 +506,12 @@ fn finish(
     config: &Config,
     unit: FileUnit,
     text: String,
+    cells: Option<Cells>,
     findings: Vec<Finding>,
 ) -> UnitResult {
     let suppressions = match unit.language {
         Language::Rust => Suppressions::parse(&text),
-        Language::Python => Suppressions::parse_python(&text),
+        Language::Python => Suppressions::parse_python(&text, cells.as_ref()),
     };
     let warnings = suppressions
         .unknown
@@ -498,6 +566,7 @@ fn finish(
             unit,
             text,
             lines,
+            cells,
             diagnostics,
         }),
         warnings,

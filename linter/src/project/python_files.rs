@@ -14,6 +14,7 @@ use crate::analysis::Event;
 use crate::config::Config;
 use crate::diagnostic::{Finding, Level, Requirement};
 use crate::discover::{FileUnit, Session};
+use crate::notebook::{self, Cells};
 use crate::python::{self, PyContext};
 use crate::rules;
 use crate::source::{self, Language, Unparsed};
@@ -60,6 +61,55 @@ pub fn check(text: &str, cx: &PyContext<'_>) -> Checked {
     }
 }
 
+/// A Python file's text: a `.py` file's, or a notebook's code cells ([`notebook`]).
+#[derive(Debug)]
+pub struct PyText {
+    /// What findings point into and reports show.
+    pub text: String,
+    /// A notebook's code with IPython's magics blanked, as long as `text`.
+    blanked: Option<String>,
+    /// Where a notebook's cells start in `text`.
+    pub cells: Option<Cells>,
+}
+
+impl PyText {
+    /// The text to parse and check.
+    pub fn linted(&self) -> &str {
+        self.blanked.as_deref().unwrap_or(&self.text)
+    }
+}
+
+/// The text of the Python file `unit` from its bytes; a notebook's code is held to `limit`
+/// bytes. Otherwise the text to show and why it is not linted.
+pub fn text(unit: &FileUnit, bytes: Vec<u8>, limit: u64) -> Result<PyText, (String, Unparsed)> {
+    if !unit.is_notebook() {
+        let text = source::decode(bytes, Language::Python)?;
+        return Ok(PyText {
+            text,
+            blanked: None,
+            cells: None,
+        });
+    }
+    let read = notebook::read(&bytes).map_err(|why| {
+        let unparsed = Unparsed {
+            span: 0..0,
+            message: why,
+            label: "not linted".to_owned(),
+            help: "save the notebook again from Jupyter (nbformat 4), or exclude it".to_owned(),
+        };
+        (String::new(), unparsed)
+    })?;
+    let len = read.code.len() as u64;
+    if len > limit {
+        return Err((String::new(), super::too_big(len, limit)));
+    }
+    Ok(PyText {
+        text: read.code,
+        blanked: Some(read.python),
+        cells: Some(read.cells),
+    })
+}
+
 /// The findings of one Python file, with what `cx.project` knows of the others.
 pub fn lint(text: &str, cx: &PyContext<'_>) -> Vec<Finding> {
     check(text, cx).findings
@@ -100,19 +150,18 @@ impl PythonFiles<'_> {
     /// file that cannot be read here is reported when the run reports it.
     fn check(&self, unit: &FileUnit, project: &python::Project) -> Option<(Settled, PyFacts)> {
         let config = self.session.config(unit);
-        let source::Read::Bytes(bytes) =
-            source::read_within(&unit.path, config.max_file_size.0).ok()?
-        else {
+        let limit = config.max_file_size.0;
+        let source::Read::Bytes(bytes) = super::read_unit(unit, limit).ok()? else {
             return None;
         };
-        let text = source::decode(bytes, Language::Python).ok()?;
+        let text = text(unit, bytes, limit).ok()?;
         let package = &self.session.packages[unit.package].name;
         let mut cx = context(unit, config, project, package);
         cx.rooted = self.rooted(unit);
-        let checked = super::linting(|| check(&text, &cx)).ok()?;
+        let checked = super::linting(|| check(text.linted(), &cx)).ok()?;
         let settled = Settled {
             findings: checked.findings,
-            allows: super::suppress::has_directives(&text),
+            allows: super::suppress::has_directives(&text.text),
             program: checked.program,
         };
         let facts = PyFacts {
@@ -127,8 +176,11 @@ impl PythonFiles<'_> {
     }
 
     /// A file's dotted names from the import roots: its path from its workspace's root, and
-    /// from `src/` when it is there.
+    /// from `src/` when it is there; none for a notebook, which no module imports.
     fn rooted(&self, unit: &FileUnit) -> Vec<String> {
+        if unit.is_notebook() {
+            return Vec::new();
+        }
         let root = &self.session.workspaces[self.session.packages[unit.package].workspace].root;
         let Ok(inside) = unit
             .path

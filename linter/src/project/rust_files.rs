@@ -286,7 +286,14 @@ pub(super) fn lint_rust(
     };
     UnitResult {
         choosers,
-        ..finish(run, run.session.config(&unit), unit, text, walked.findings)
+        ..finish(
+            run,
+            run.session.config(&unit),
+            unit,
+            text,
+            None,
+            walked.findings,
+        )
     }
 }
 

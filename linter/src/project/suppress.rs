@@ -17,6 +17,7 @@ use std::ops::Range;
 use ra_ap_rustc_lexer::{DocStyle, FrontmatterAllowed, TokenKind, tokenize};
 
 use crate::diagnostic::{Finding, Rule};
+use crate::notebook::Cells;
 use crate::rules;
 use crate::source::LineIndex;
 
@@ -128,13 +129,14 @@ impl Suppressions {
                 // `///` documents the next item; it holds no directives.
                 Some(DocStyle::Outer) => continue,
             };
-            found.comment(text, &lines, start..offset, body, whole_file);
+            found.comment(text, &lines, start..offset, body, whole_file, None);
         }
         found
     }
 
-    /// The directives of a Python file's `#` comments.
-    pub fn parse_python(text: &str) -> Suppressions {
+    /// The directives of a Python file's `#` comments; in a notebook's joined code cells
+    /// (`cells`), a comment on a cell's last line does not reach the next cell's first.
+    pub fn parse_python(text: &str, cells: Option<&Cells>) -> Suppressions {
         let mut found = Suppressions::default();
         if !has_directives(text) {
             return found;
@@ -142,7 +144,7 @@ impl Suppressions {
         let lines = LineIndex::new(text);
         for comment in crate::python::comments(text) {
             let body = &text[comment.clone()][1..];
-            found.comment(text, &lines, comment, body, false);
+            found.comment(text, &lines, comment, body, false, cells);
         }
         found
     }
@@ -155,6 +157,7 @@ impl Suppressions {
         span: Range<usize>,
         body: &str,
         whole_file: bool,
+        cells: Option<&Cells>,
     ) {
         let start = span.start;
         let Some(Directive {
@@ -184,7 +187,7 @@ impl Suppressions {
         }
         let before = &text[lines.line_start(line).min(start)..start];
         self.lines.entry(line).or_default().push(at);
-        if before.trim().is_empty() {
+        if before.trim().is_empty() && !cells.is_some_and(|cells| cells.starts_cell(line + 1)) {
             self.lines.entry(line + 1).or_default().push(at);
         }
     }
@@ -298,7 +301,7 @@ mod tests {
             "# placement: ",
             "allow-file(device_mismatch)\n",
         );
-        let mut found = Suppressions::parse_python(text);
+        let mut found = Suppressions::parse_python(text, None);
         let lines = LineIndex::new(text);
         let at = |line: usize| lines.line_start(line);
         assert!(found.allows("implicit_device", at(0), &lines));

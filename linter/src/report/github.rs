@@ -34,6 +34,18 @@ pub fn write(outcome: &Outcome, out: &mut dyn fmt::Write) -> fmt::Result {
                 String::new()
             };
             let message = escape_data(&format!("{}\nhelp: {}", finding.message, finding.help));
+            // The runner places lines in the file as it is stored, a notebook's JSON: a
+            // notebook's annotation is the file's, and says its cell and line.
+            let place = file.place(finding.span.start);
+            if place.cell.is_some() {
+                writeln!(
+                    out,
+                    "::{} file={path},title={title}::{}",
+                    rustc_level(diagnostic.level),
+                    escape_data(&format!("{place}: ")) + &message
+                )?;
+                continue;
+            }
             writeln!(
                 out,
                 "::{} file={path},line={line}{columns},endLine={end_line},title={title}::{message}",

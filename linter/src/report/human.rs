@@ -103,16 +103,27 @@ impl Window {
         let (start, end) = spans.fold((usize::MAX, 0), |(lo, hi), span| {
             (lo.min(span.start), hi.max(span.end))
         });
-        // Enough lines on both sides for miette's context lines.
-        let first_line = file.lines.line_of(start).saturating_sub(3);
-        let last_line = file.lines.line_of(end) + 4;
+        // Enough lines on both sides for miette's context lines; in a notebook, of the cell
+        // alone, named with it and counted in it.
+        let mut first_line = file.lines.line_of(start).saturating_sub(3);
+        let mut last_line = file.lines.line_of(end) + 4;
+        let mut name = file.unit.relative.clone();
+        let mut cell_start = 0;
+        if let Some(cells) = &file.cells {
+            // The finding's own cell; places in other cells go unlabelled.
+            let line = file.lines.line_of(diagnostic.finding.span.start);
+            let (first, next) = cells.lines_of(line);
+            first_line = first_line.max(first);
+            last_line = next.map_or(last_line, |next| last_line.min(next));
+            cell_start = first;
+            name = format!("{name}:cell {}", cells.locate(line).0);
+        }
         let offset = file.lines.line_start(first_line).min(file.text.len());
         let stop = if last_line >= file.lines.line_count() {
             file.text.len()
         } else {
             file.lines.line_start(last_line)
         };
-        let name = file.unit.relative.clone();
         let text = &file.text[offset..stop];
         if text.lines().all(|line| line.len() <= LONG_LINE) {
             let (text, grown) = shown(text);
@@ -120,7 +131,7 @@ impl Window {
                 name,
                 text,
                 offset,
-                first_line,
+                first_line: first_line - cell_start,
                 first_column: 0,
                 grown,
             };
@@ -146,7 +157,7 @@ impl Window {
             name,
             text,
             offset: from,
-            first_line: line,
+            first_line: line - cell_start,
             first_column: file.text[line_start..from].chars().count(),
             grown,
         }

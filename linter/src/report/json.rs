@@ -25,6 +25,10 @@ struct Span<'a> {
     suggested_replacement: Option<String>,
     suggestion_applicability: Option<String>,
     expansion: Option<()>,
+    /// In a notebook, the 1-based cell of the span's start; the lines are counted in the code
+    /// cells joined in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -68,6 +72,7 @@ fn span<'a>(
         suggested_replacement: None,
         suggestion_applicability: None,
         expansion: None,
+        cell: file.place(range.start).cell,
     }
 }
 

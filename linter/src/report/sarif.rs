@@ -80,7 +80,14 @@ fn rules(tool: &str) -> Vec<Value> {
 fn region(file: &LintedFile, span: &std::ops::Range<usize>) -> Value {
     let (start_line, start_column) = file.lines.position(&file.text, span.start);
     let (end_line, end_column) = file.lines.position(&file.text, span.end);
-    json!({ "startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column })
+    let mut region = json!({ "startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column });
+    // In a notebook the lines are counted in the code cells joined in order; the cell and the
+    // line inside it are the region's properties.
+    let place = file.place(span.start);
+    if let Some(cell) = place.cell {
+        region["properties"] = json!({ "cell": cell, "lineInCell": place.line });
+    }
+    region
 }
 
 fn location(uri: &str, file: &LintedFile, span: &std::ops::Range<usize>) -> Value {

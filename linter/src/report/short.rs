@@ -1,4 +1,5 @@
-//! `path:line:col: level[rule]: message`, one finding per line, for grep and terminals.
+//! `path:line:col: level[rule]: message`, one finding per line, for grep and terminals; in a
+//! notebook `path:cell N:line:col: ...`, the line counted in the cell.
 
 use std::fmt;
 
@@ -9,11 +10,11 @@ pub fn write(outcome: &Outcome, out: &mut dyn fmt::Write) -> fmt::Result {
     for file in &outcome.files {
         for diagnostic in &file.diagnostics {
             let finding = &diagnostic.finding;
-            let (line, column) = file.lines.position(&file.text, finding.span.start);
             writeln!(
                 out,
-                "{}:{line}:{column}: {}[{}]: {}",
+                "{}:{}: {}[{}]: {}",
                 file.unit.relative,
+                file.place(finding.span.start),
                 rustc_level(diagnostic.level),
                 finding.rule.name,
                 finding.message

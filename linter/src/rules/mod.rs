@@ -75,6 +75,15 @@ registry! {
     unused_allow::UNUSED_ALLOW,
 }
 
+/// What every rule does in Jupyter notebooks, for `rules` and `explain`.
+pub const IN_NOTEBOOKS: &str = "\
+In Jupyter notebooks (`.ipynb`, linted wherever `.py` files are): a notebook's code cells are one
+program, run top to bottom like a script, with IPython's magics (`%time`, `%%bash`, `!pip`, `x?`)
+and markdown cells skipped. Findings name the cell and the line in it (`explore.ipynb:cell 4:1:1`),
+and `# placement: allow(rule)` works in a cell. The rules about library code flag the project's
+modules that notebooks import, not the notebooks; a notebook that is not nbformat 4 JSON is a
+`parse_error`.";
+
 pub fn find(name: &str) -> Option<&'static Rule> {
     let name = bare_name(name);
     RULES.iter().copied().find(|rule| rule.name == name)

@@ -1,0 +1,307 @@
+//! Jupyter notebooks as the linter reads them: the code cells joined in order as one Python
+//! program (a notebook runs its cells top to bottom, like a script), markdown and raw cells
+//! skipped, and IPython's magics (`%matplotlib inline`, `%%time`, `!nvidia-smi`, `x = !ls`,
+//! `model?`) blanked out so that they are neither parsed nor flagged.
+//!
+//! Findings point into the joined code; [`Cells`] turns its lines back into a cell's number
+//! and a line inside that cell, as ruff reports notebooks (`explore.ipynb:cell 4:1:1`).
+//! Outputs are never kept: `serde` skips them as the file is read, so a notebook with 50 MB of
+//! embedded images costs its code.
+
+use serde::Deserialize;
+
+/// A notebook's code, ready to lint.
+#[derive(Debug)]
+pub struct Notebook {
+    /// The code cells joined in order, as written: what findings point into and reports show.
+    pub code: String,
+    /// [`Notebook::code`] with the magics blanked, byte for byte as long and with the same
+    /// lines: what is parsed and linted.
+    pub python: String,
+    /// Where each cell starts in the code.
+    pub cells: Cells,
+}
+
+/// Where each code cell starts among the lines of the joined code.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cells {
+    /// (0-based first line in the joined code, the cell's 1-based place in the notebook),
+    /// by line.
+    starts: Vec<(usize, usize)>,
+}
+
+impl Cells {
+    /// The cell holding the 0-based `line` of the joined code: its 1-based number among all
+    /// the notebook's cells (markdown included: the cell a reader counts to), and the 0-based
+    /// line inside it.
+    pub fn locate(&self, line: usize) -> (usize, usize) {
+        let at = self.starts.partition_point(|(start, _)| *start <= line);
+        match at.checked_sub(1).map(|at| self.starts[at]) {
+            Some((start, cell)) => (cell, line - start),
+            None => (1, line),
+        }
+    }
+
+    /// The lines of the joined code that the cell holding the 0-based `line` spans: its first,
+    /// and the next cell's first (none for the last cell).
+    pub fn lines_of(&self, line: usize) -> (usize, Option<usize>) {
+        let at = self.starts.partition_point(|(start, _)| *start <= line);
+        let first = at.checked_sub(1).map_or(0, |at| self.starts[at].0);
+        (first, self.starts.get(at).map(|(start, _)| *start))
+    }
+
+    /// Whether the 0-based `line` of the joined code is the first of a cell after another.
+    pub fn starts_cell(&self, line: usize) -> bool {
+        line > 0 && self.starts.iter().any(|(start, _)| *start == line)
+    }
+}
+
+/// The parts of nbformat 4 the linter reads; every other field (outputs, metadata) is skipped
+/// unread.
+#[derive(Deserialize)]
+struct Raw {
+    nbformat: u64,
+    #[serde(default)]
+    metadata: Metadata,
+    #[serde(default)]
+    cells: Vec<RawCell>,
+}
+
+/// What says a notebook's language: its kernel's, or the language it was last run in.
+#[derive(Default, Deserialize)]
+struct Metadata {
+    kernelspec: Option<KernelSpec>,
+    language_info: Option<LanguageInfo>,
+}
+
+#[derive(Deserialize)]
+struct KernelSpec {
+    language: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LanguageInfo {
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawCell {
+    cell_type: String,
+    #[serde(default)]
+    source: Source,
+}
+
+/// A cell's source: one string, or the list of its lines (each with its `\n`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Source {
+    Text(String),
+    Lines(Vec<String>),
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Text(String::new())
+    }
+}
+
+/// Reads a notebook's bytes, or says why they are not one: not JSON, or not nbformat 4.
+pub fn read(bytes: &[u8]) -> Result<Notebook, String> {
+    let raw: Raw = serde_json::from_slice(bytes).map_err(|err| match err.classify() {
+        serde_json::error::Category::Data => format!("notebook is not in nbformat 4: {err}"),
+        _ => format!("notebook is not valid JSON: {err}"),
+    })?;
+    if raw.nbformat != 4 {
+        return Err(format!(
+            "notebook is in nbformat {}, and only nbformat 4 is read",
+            raw.nbformat
+        ));
+    }
+    // A notebook of another kernel (evcxr's Rust, R, Julia) has no Python to lint.
+    let language = (raw.metadata.kernelspec.and_then(|kernel| kernel.language))
+        .or_else(|| raw.metadata.language_info.and_then(|info| info.name));
+    let python_kernel = language.is_none_or(|language| language.eq_ignore_ascii_case("python"));
+    let mut code = String::new();
+    let mut python = String::new();
+    let mut cells = Cells::default();
+    let mut line = 0;
+    for (at, cell) in raw.cells.into_iter().enumerate() {
+        if cell.cell_type != "code" || !python_kernel {
+            continue;
+        }
+        let mut text = match cell.source {
+            Source::Text(text) => text,
+            Source::Lines(lines) => lines.concat(),
+        };
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        cells.starts.push((line, at + 1));
+        line += text.lines().count();
+        python.push_str(&blank_magics(&text));
+        code.push_str(&text);
+    }
+    Ok(Notebook {
+        code,
+        python,
+        cells,
+    })
+}
+
+/// Cell magics whose body is Python still (`%%time` runs the cell and times it); any other
+/// (`%%bash`, `%%writefile`, `%%html`) makes the whole cell another language's.
+const PYTHON_CELL_MAGICS: &[&str] = &["time", "timeit", "capture", "prun", "debug"];
+
+/// A cell's text with IPython's syntax blanked, line for line and byte for byte.
+fn blank_magics(cell: &str) -> String {
+    let first = cell.lines().find(|line| !line.trim().is_empty());
+    let other_language = first
+        .and_then(|line| line.trim_start().strip_prefix("%%"))
+        .is_some_and(|magic| {
+            let name = magic.split_whitespace().next().unwrap_or_default();
+            !PYTHON_CELL_MAGICS.contains(&name)
+        });
+    let mut out = String::with_capacity(cell.len());
+    for line in cell.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if other_language || is_magic(body) {
+            out.push_str(&blank(body));
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Whether a line is IPython's rather than Python's: a line or cell magic (`%time f()`,
+/// `%%time`), a shell command (`!pip install x`), one assigned (`files = !ls`, `x = %env
+/// HOME`), or a help request (`model?`, `??torch.cuda`).
+fn is_magic(line: &str) -> bool {
+    let code = line.trim_start();
+    if code.starts_with(['%', '!']) {
+        return true;
+    }
+    let is_name = |text: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    };
+    let code = code.trim_end();
+    if let Some(name) = code.strip_suffix('?') {
+        return is_name(name.trim_end_matches('?'));
+    }
+    if let Some(name) = code.strip_prefix('?') {
+        return is_name(name.trim_start_matches('?'));
+    }
+    // `files = !ls`: a name, `=` (not `==`), then `!` or `%`.
+    code.split_once('=').is_some_and(|(target, value)| {
+        is_name(target.trim()) && value.trim_start().starts_with(['!', '%'])
+    })
+}
+
+/// A line's replacement: its indentation, then a statement that does nothing (`pass`, or `0`
+/// where `pass` does not fit), padded to the line's length.
+fn blank(line: &str) -> String {
+    let indent = line.len() - line.trim_start().len();
+    let room = line.len() - indent;
+    let filler = if room >= 4 { "pass" } else { "0" };
+    let mut out = String::with_capacity(line.len());
+    out.push_str(&line[..indent]);
+    if room > 0 {
+        out.push_str(filler);
+        // Multi-byte characters in the magic keep their bytes as spaces.
+        out.extend(std::iter::repeat_n(' ', room - filler.len()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notebook(cells: &[(&str, &str)]) -> Vec<u8> {
+        let cells: Vec<serde_json::Value> = cells
+            .iter()
+            .map(|(kind, source)| {
+                serde_json::json!({
+                    "cell_type": kind,
+                    "metadata": {},
+                    "source": source.split_inclusive('\n').collect::<Vec<_>>(),
+                    "outputs": [{"output_type": "stream", "text": ["ignored\n"]}],
+                })
+            })
+            .collect();
+        serde_json::to_vec(&serde_json::json!({
+            "nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn code_cells_are_joined_and_located_by_cell() {
+        let bytes = notebook(&[
+            ("markdown", "# Title\n"),
+            ("code", "import torch\nx = 1"),
+            ("raw", "raw text"),
+            ("code", "y = torch.zeros(2)\n"),
+        ]);
+        let read = read(&bytes).unwrap();
+        assert_eq!(read.code, "import torch\nx = 1\ny = torch.zeros(2)\n");
+        assert_eq!(read.cells.locate(0), (2, 0));
+        assert_eq!(read.cells.locate(1), (2, 1));
+        assert_eq!(read.cells.locate(2), (4, 0));
+        assert!(read.cells.starts_cell(2) && !read.cells.starts_cell(1));
+        assert_eq!(read.cells.lines_of(1), (0, Some(2)));
+        assert_eq!(read.cells.lines_of(2), (2, None));
+    }
+
+    #[test]
+    fn magics_are_blanked_byte_for_byte() {
+        let bytes = notebook(&[
+            (
+                "code",
+                "%matplotlib inline\n!nvidia-smi\nfiles = !ls\nmodel?\nif x:\n    !ls\nz = a % b\n",
+            ),
+            ("code", "%%bash\necho hi\n"),
+            ("code", "%%time\nw = 1\n"),
+        ]);
+        let read = read(&bytes).unwrap();
+        assert_eq!(read.python.len(), read.code.len());
+        assert_eq!(read.python.lines().count(), read.code.lines().count());
+        let lines: Vec<&str> = read.python.lines().collect();
+        assert_eq!(lines[0].trim(), "pass");
+        assert_eq!(lines[1].trim(), "pass");
+        assert_eq!(lines[2].trim(), "pass");
+        assert_eq!(lines[3].trim(), "pass");
+        assert_eq!(lines[5], "    0  ");
+        assert_eq!(lines[6], "z = a % b");
+        assert_eq!(lines[7].trim(), "pass");
+        assert_eq!(lines[8].trim(), "pass");
+        assert_eq!(lines[9].trim(), "pass");
+        assert_eq!(lines[10], "w = 1");
+        let parsed = ruff_python_parser::parse_module(&read.python);
+        assert!(parsed.is_ok(), "{:?}", parsed.err());
+    }
+
+    #[test]
+    fn notebooks_of_other_kernels_have_no_python() {
+        let rust =
+            br#"{"nbformat": 4, "metadata": {"kernelspec": {"language": "rust", "name": "rust"}},
+            "cells": [{"cell_type": "code", "source": ":dep burn = \"0.16\"\n"}]}"#;
+        assert_eq!(read(rust).unwrap().code, "");
+        let python = br#"{"nbformat": 4, "metadata": {"language_info": {"name": "python"}},
+            "cells": [{"cell_type": "code", "source": "x = 1\n"}]}"#;
+        assert_eq!(read(python).unwrap().code, "x = 1\n");
+    }
+
+    #[test]
+    fn broken_notebooks_say_why() {
+        assert!(read(b"{not json").unwrap_err().contains("not valid JSON"));
+        let v3 = br#"{"nbformat": 3, "worksheets": []}"#;
+        assert!(read(v3).unwrap_err().contains("nbformat 3"));
+        let no_cells = br#"{"cells": 4, "nbformat": 4}"#;
+        assert!(read(no_cells).unwrap_err().contains("nbformat 4"));
+    }
+}
