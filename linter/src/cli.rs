@@ -104,6 +104,9 @@ enum Command {
     },
     /// List the rules with their default levels.
     Rules,
+    /// Serve editors: the Language Server Protocol over stdin and stdout, with diagnostics as
+    /// you type, and code actions that allow or explain a rule.
+    Server,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -198,13 +201,7 @@ fn no_rule_named(unknown: &[&str]) -> String {
 fn explain(rule: &str) -> ExitCode {
     match rules::find(rule) {
         Some(rule) => {
-            println!(
-                "# {} (default: {})\n\n{}\n\n## In notebooks\n\n{}",
-                rule.name,
-                rule.default_level,
-                rule.documentation().trim_end(),
-                rules::IN_NOTEBOOKS
-            );
+            println!("{}", rules::explanation(rule));
             ExitCode::SUCCESS
         }
         None => fail(no_rule_named(&[rule])),
@@ -342,6 +339,12 @@ pub fn main(subcommand: bool) -> ExitCode {
     match &cli.command {
         Some(Command::Explain { rule }) => return explain(rule),
         Some(Command::Rules) => return list_rules(),
+        Some(Command::Server) => {
+            return match crate::server::run() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(why) => fail(why),
+            };
+        }
         None => {}
     }
     let terminal = std::io::stdout().is_terminal();

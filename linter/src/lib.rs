@@ -19,6 +19,7 @@
 //!   suppressions and levels applied last);
 //! - [`report`] and [`baseline`]: the formats for people (miette) and tools (cargo JSON,
 //!   SARIF, GitHub annotations), and accepted findings;
+//! - [`server`]: `placement server`, the linter as a language server for editors;
 //! - [`cli`]: the command line both binaries run (`cargo placement` and `placement`).
 
 pub mod source;
@@ -44,6 +45,8 @@ pub mod project;
 
 pub mod baseline;
 pub mod report;
+
+pub mod server;
 
 pub mod cli;
 

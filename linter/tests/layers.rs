@@ -21,7 +21,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("project", 8),
     ("baseline", 9),
     ("report", 9),
-    ("cli", 10),
+    ("server", 10),
+    ("cli", 11),
 ];
 
 /// The longest source file allowed, in lines.

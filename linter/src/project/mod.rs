@@ -6,6 +6,8 @@
 //! applied last, and keys each finding for baselines ([`locate`]).
 
 pub mod fixed_point;
+mod kept;
+pub use kept::{Kept, NotLinted};
 pub mod locate;
 pub mod python_files;
 pub mod rust_files;
@@ -15,9 +17,11 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::api::Chooser;
 use crate::config::Config;
 use crate::diagnostic::{Finding, Level, Rule};
 use crate::discover::{self, DiscoverError, FileUnit, Options, Session};
@@ -125,7 +129,7 @@ impl InternalError {
 /// The result of a run.
 #[derive(Debug)]
 pub struct Outcome {
-    pub session: Session,
+    pub session: Arc<Session>,
     /// Files with diagnostics, in path order.
     pub files: Vec<LintedFile>,
     pub files_linted: usize,
@@ -183,7 +187,7 @@ pub fn discover(paths: &[PathBuf], options: &Options) -> Result<Project, Discove
 /// decided them.
 #[derive(Debug)]
 struct Run {
-    session: Session,
+    session: Arc<Session>,
     model: Model,
     /// What the Python files define for each other, as the fixed point last decided it: for a
     /// Python file the fixed point could not read, checked when it is linted.
@@ -196,7 +200,7 @@ impl Run {
     fn new(project: Project) -> Run {
         let (python, settled) = python_files::decide(&project.session);
         Run {
-            session: project.session,
+            session: Arc::new(project.session),
             model: project.model,
             python,
             settled,
@@ -206,9 +210,16 @@ impl Run {
 
 /// Lints the files of a project in parallel, calling `on_file` as each is done.
 pub fn lint(project: Project, on_file: &(dyn Fn() + Sync)) -> Outcome {
+    lint_and_keep(project, on_file).0
+}
+
+/// Lints the files of a project as [`lint`] does, and keeps what the files told each other, to
+/// lint one of them again as an editor changes it ([`Kept`]).
+pub fn lint_and_keep(project: Project, on_file: &(dyn Fn() + Sync)) -> (Outcome, Kept) {
     let units = project.session.files.clone();
     let run = in_pool(|| Run::new(project));
-    lint_units(run, units, &lint_unit, on_file)
+    let (outcome, choosers) = lint_units(&run, units, &lint_unit, on_file);
+    (outcome, Kept::new(run, choosers))
 }
 
 /// Runs `work` on the linter's threads: each has [`STACK_SIZE`] of stack, and every pass runs
@@ -297,17 +308,18 @@ struct UnitResult {
     choosers: ChooserLabels,
 }
 
+/// The outcome of linting `units`, and the device choosers the Rust files told each other.
 fn lint_units(
-    run: Run,
+    run: &Run,
     units: Vec<FileUnit>,
     lint_one: &(dyn Fn(&Run, FileUnit) -> UnitResult + Sync),
     on_file: &(dyn Fn() + Sync),
-) -> Outcome {
+) -> (Outcome, HashMap<Chooser, String>) {
     capture_panics();
     let files_linted = units.len();
     let lint = |unit: FileUnit| {
         let key = FileKey::of(&unit);
-        let result = linting(|| lint_one(&run, unit.clone()))
+        let result = linting(|| lint_one(run, unit.clone()))
             .map(|result| (key, result))
             .map_err(|message| Box::new(InternalError { unit, message }));
         on_file();
@@ -343,22 +355,23 @@ fn lint_units(
             Err(error) => internal_errors.push(*error),
         }
     }
-    let again = |known: &HashMap<_, _>| relint_callers(&run, known);
-    fixed_point(&Choosers(again), choosers, |key, file| {
+    let again = |known: &HashMap<_, _>| relint_callers(run, known);
+    let choosers = fixed_point(&Choosers(again), choosers, |key, file| {
         files.retain(|linted| FileKey::of(&linted.unit) != *key);
         files.extend(file);
     });
     files.sort_by(|a, b| a.unit.relative.cmp(&b.unit.relative));
-    decide_requirements(&run, &mut files);
-    Outcome {
-        session: run.session,
+    decide_requirements(run, &mut files);
+    let outcome = Outcome {
+        session: run.session.clone(),
         files,
         files_linted,
         baselined: 0,
         warnings,
         internal_errors,
         programs,
-    }
+    };
+    (outcome, choosers.unwrap_or_default())
 }
 
 thread_local! {
@@ -600,7 +613,7 @@ mod tests {
             }
             lint_unit(run, unit)
         };
-        let outcome = lint_units(Run::new(project), units, &lint_one, &|| {});
+        let (outcome, _) = lint_units(&Run::new(project), units, &lint_one, &|| {});
         let linted: Vec<&str> = outcome
             .files
             .iter()

@@ -84,6 +84,17 @@ and `# placement: allow(rule)` works in a cell. The rules about library code fla
 modules that notebooks import, not the notebooks; a notebook that is not nbformat 4 JSON is a
 `parse_error`.";
 
+/// A rule's whole documentation, as `explain` prints it: its level, its sections, and what it
+/// does in notebooks.
+pub fn explanation(rule: &Rule) -> String {
+    format!(
+        "# {} (default: {})\n\n{}\n\n## In notebooks\n\n{IN_NOTEBOOKS}",
+        rule.name,
+        rule.default_level,
+        rule.documentation().trim_end()
+    )
+}
+
 pub fn find(name: &str) -> Option<&'static Rule> {
     let name = bare_name(name);
     RULES.iter().copied().find(|rule| rule.name == name)
