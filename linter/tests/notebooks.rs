@@ -30,7 +30,14 @@ fn alone(name: &str) -> tempfile::TempDir {
     copy_of(&[name])
 }
 
-const RULES_ON: &[&str] = &["-W", "unplaced_tensor", "-W", "unused_allow"];
+const RULES_ON: &[&str] = &[
+    "-W",
+    "unplaced_tensor",
+    "-W",
+    "unused_allow",
+    "-W",
+    "silent_cpu_fallback",
+];
 
 fn run(path: &Path, format: &str) -> std::process::Output {
     let mut args = vec![path.to_str().unwrap(), "--message-format", format];
@@ -66,7 +73,7 @@ fn cargo_json_counts_lines_in_the_joined_cells_and_names_the_cell() {
             _ => None,
         })
         .collect();
-    assert_eq!(messages.len(), 6);
+    assert_eq!(messages.len(), 7);
     // The line a span quotes is the line it counts in the joined code cells, and its cell is a
     // property of the span.
     let code: Vec<String> = joined_code(&fixtures().join("train.ipynb"));
@@ -82,7 +89,7 @@ fn cargo_json_counts_lines_in_the_joined_cells_and_names_the_cell() {
         }
         cells.push(spans[0]["cell"].as_u64().expect("a cell"));
     }
-    assert_eq!(cells, [3, 5, 6, 7, 9, 10]);
+    assert_eq!(cells, [3, 5, 6, 7, 8, 9, 10]);
 }
 
 /// The code cells of a notebook joined, line by line, as the linter counts them.

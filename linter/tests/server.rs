@@ -200,3 +200,30 @@ fn notebooks_get_diagnostics_on_their_cells() {
     assert_eq!(client.diagnostics(&cell(1)), Vec::<Value>::new());
     assert_eq!(client.shut_down(), Some(0));
 }
+
+#[test]
+fn rust_buffers_are_linted_as_typed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(dir.path(), &[("pick.rs", "pub fn pick() {}\n")]);
+    let mut client = Client::start(&binary(), dir.path(), json!({}));
+    let pick = uri(&dir.path().join("pick.rs"));
+    let text = "pub fn pick() -> tch::Device {\n    tch::Device::Cuda(2)\n}\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": pick, "languageId": "rust", "version": 1, "text": text}}),
+    );
+    let found = client.diagnostics(&pick);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "hardcoded_device");
+    assert_eq!(
+        found[0]["range"]["start"],
+        json!({"line": 1, "character": 22})
+    );
+    let fixed = "pub fn pick(n: usize) -> tch::Device {\n    tch::Device::Cuda(n)\n}\n";
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pick, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert_eq!(client.diagnostics(&pick), Vec::<Value>::new());
+    assert_eq!(client.shut_down(), Some(0));
+}
