@@ -227,3 +227,27 @@ fn rust_buffers_are_linted_as_typed() {
     assert_eq!(client.diagnostics(&pick), Vec::<Value>::new());
     assert_eq!(client.shut_down(), Some(0));
 }
+
+#[test]
+fn an_edit_that_changes_what_a_module_tells_relints_its_users() {
+    let dir = workspace();
+    write_files(dir.path(), &[("pkg/model.py", CALLS_CHOOSER)]);
+    let mut client = Client::start(&binary(), dir.path(), json!({}));
+    let model = uri(&dir.path().join("pkg/model.py"));
+    assert_eq!(client.diagnostics(&model).len(), 1);
+    // The chooser's module edited, not saved: `pick` takes the device from its caller now.
+    let devices = uri(&dir.path().join("pkg/devices.py"));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": devices, "languageId": "python", "version": 1,
+                                "text": "def pick(device=None):\n    return device\n"}}),
+    );
+    assert_eq!(client.diagnostics(&model), Vec::<Value>::new());
+    // Closed without saving: the module is what is on disk again.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": devices}}),
+    );
+    assert_eq!(client.diagnostics(&model).len(), 1);
+    assert_eq!(client.shut_down(), Some(0));
+}

@@ -63,19 +63,19 @@ pub(crate) trait Exchange {
 }
 
 /// Runs the rounds from the first lint's `facts`, giving each file linted again to `apply`;
-/// returns the last decision, if any was made.
+/// returns the last decision, if any was made, and leaves in `facts` the files' last facts.
 pub(crate) fn fixed_point<E: Exchange>(
     exchange: &E,
-    mut facts: BTreeMap<FileKey, E::Facts>,
+    facts: &mut BTreeMap<FileKey, E::Facts>,
     mut apply: impl FnMut(&FileKey, E::Linted),
 ) -> Option<E::Known> {
     let mut known = None;
     for _ in 0..ROUNDS {
-        let Some(next) = exchange.decide(&facts, known.as_ref()) else {
+        let Some(next) = exchange.decide(facts, known.as_ref()) else {
             break;
         };
         let mut told = false;
-        for (key, linted, new) in exchange.relint(&next, &facts) {
+        for (key, linted, new) in exchange.relint(&next, facts) {
             apply(&key, linted);
             told |= facts
                 .get(&key)
@@ -152,9 +152,9 @@ mod tests {
             .enumerate()
             .map(|(at, name)| (key(name), at.checked_sub(1).map(|i| key(names[i]))))
             .collect();
-        let facts = names.iter().map(|name| (key(name), *name == "a")).collect();
+        let mut facts = names.iter().map(|name| (key(name), *name == "a")).collect();
         let mut relinted = Vec::new();
-        let known = fixed_point(&Chain { follows }, facts, |key, ()| {
+        let known = fixed_point(&Chain { follows }, &mut facts, |key, ()| {
             relinted.push(key.clone())
         });
         // Each round reaches one more file: four rounds reach b, c, d and e.
@@ -167,9 +167,9 @@ mod tests {
         let chain = Chain {
             follows: BTreeMap::new(),
         };
-        let facts: BTreeMap<FileKey, bool> = [(key("a"), false)].into_iter().collect();
+        let mut facts: BTreeMap<FileKey, bool> = [(key("a"), false)].into_iter().collect();
         let mut relinted = 0;
-        let known = fixed_point(&chain, facts, |_, ()| relinted += 1);
+        let known = fixed_point(&chain, &mut facts, |_, ()| relinted += 1);
         // The first decision (nothing reached) is made; nothing depends on it.
         assert_eq!(known, Some(Vec::new()));
         assert_eq!(relinted, 0);

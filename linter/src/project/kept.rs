@@ -4,23 +4,26 @@
 //! the configuration, suppressions and levels a whole run gives them.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::api::{Api, Chooser};
 use crate::discover::{FileUnit, Session};
+use crate::notebook::Cells;
 use crate::rust::parse::Nesting;
 use crate::source::{Language, LineIndex};
 
 use super::rust_files::{decide_requirements, lint_rust};
-use super::{LintedFile, Run, UnitResult, finish, in_pool, linting, python_files};
+use super::{LintedFile, Run, finish, in_pool, linting, python_files};
 
-/// What a whole run knew, kept.
+/// What a whole run knew, kept, and the texts an editor has not saved.
 #[derive(Debug)]
 pub struct Kept {
     run: Run,
     /// Each configuration's Rust tables with the device choosers the Rust files told each
     /// other, by the configuration's address (a configuration is shared by its packages).
     apis: HashMap<usize, Api>,
+    /// The unsaved texts, by path: they are what the Python files checked again read.
+    unsaved: HashMap<PathBuf, String>,
 }
 
 /// Why a text was not linted again.
@@ -40,7 +43,11 @@ impl Kept {
             apis.entry(std::ptr::from_ref(config).addr())
                 .or_insert_with(|| config.api.with_choosers(&choosers));
         }
-        Kept { run, apis }
+        Kept {
+            run,
+            apis,
+            unsaved: HashMap::new(),
+        }
     }
 
     /// The session of the whole run.
@@ -53,62 +60,102 @@ impl Kept {
         self.run.session.files.iter().find(|unit| unit.path == path)
     }
 
-    /// Lints `text` as the text of the project's file at `path`: the file with its
-    /// diagnostics (none when it has none).
-    pub fn lint_text(&self, path: &Path, text: String) -> Result<LintedFile, NotLinted> {
+    /// Takes `text` as the project's file at `path` (its text on disk again when `None`) and
+    /// lints what that changes: the file itself, and for a Python file whose facts for the
+    /// others changed (a device chooser, a module's imports, what a function returns), the files
+    /// whose questions the project now answers otherwise. Each file linted, with its
+    /// diagnostics (none when it has none). A Rust file's callers are linted again by the next
+    /// whole run.
+    pub fn update(
+        &mut self,
+        path: &Path,
+        text: Option<String>,
+    ) -> Result<Vec<LintedFile>, NotLinted> {
         let unit = self.unit(path).ok_or(NotLinted::NotInProject)?.clone();
-        let shown = unit.clone();
-        let result = in_pool(|| linting(|| self.lint_unit_text(unit, text.clone())))
-            .map_err(NotLinted::Internal)?;
-        Ok(result.file.unwrap_or_else(|| {
-            let (text, cells) = match shown.language {
-                Language::Python => {
-                    let limit = self.run.session.config(&shown).max_file_size.0;
-                    match python_files::text(&shown, text.into_bytes(), limit) {
-                        Ok(python) => (python.text, python.cells),
-                        Err((shown, _)) => (shown, None),
-                    }
-                }
-                Language::Rust => (text, None),
-            };
-            LintedFile {
-                unit: shown,
-                lines: LineIndex::new(&text),
-                text,
-                cells,
-                diagnostics: Vec::new(),
-            }
-        }))
+        match text {
+            Some(text) => self.unsaved.insert(unit.path.clone(), text),
+            None => self.unsaved.remove(&unit.path),
+        };
+        let linted = in_pool(|| {
+            linting(|| match unit.language {
+                Language::Python => self.python(&unit),
+                Language::Rust => self.rust(unit.clone()).into_iter().collect(),
+            })
+        });
+        linted.map_err(NotLinted::Internal)
     }
 
-    fn lint_unit_text(&self, unit: FileUnit, text: String) -> UnitResult {
+    /// The Python files `unit`'s text changes, decided again.
+    fn python(&mut self, unit: &FileUnit) -> Vec<LintedFile> {
+        let run = &mut self.run;
+        let checked = python_files::decide_again(
+            &run.session,
+            &mut run.told,
+            &mut run.python,
+            &self.unsaved,
+            unit,
+        );
         let run = &self.run;
-        let config = run.session.config(&unit);
-        if unit.language == Language::Python {
-            let limit = config.max_file_size.0;
-            let (text, cells, findings) = match python_files::text(&unit, text.into_bytes(), limit)
-            {
-                Ok(python) => {
-                    let package = &run.session.packages[unit.package].name;
-                    let cx = python_files::context(&unit, config, &run.python, package);
-                    let mut findings = python_files::lint(python.linted(), &cx);
-                    python_files::keep_standing(&mut findings, &run.python, &run.python.fed());
-                    (python.text, python.cells, findings)
-                }
-                Err((shown, unparsed)) => (shown, None, vec![crate::rules::unlinted(unparsed)]),
+        let mut linted = Vec::new();
+        for (path, settled) in checked {
+            let Some(unit) = self.unit(&path).cloned() else {
+                continue;
             };
-            return finish(run, config, unit, text, cells, findings);
+            let config = run.session.config(&unit);
+            let Some(python) = self.text(&unit) else {
+                continue;
+            };
+            let shown = python.text.clone();
+            let cells = python.cells.clone();
+            let result = finish(
+                run,
+                config,
+                unit.clone(),
+                python.text,
+                python.cells,
+                settled.findings,
+            );
+            linted.push(result.file.unwrap_or_else(|| empty(unit, shown, cells)));
         }
-        let api = &self.apis[&std::ptr::from_ref(config).addr()];
-        let mut result = lint_rust(run, unit, text, Nesting::Unchecked, api);
+        linted
+    }
+
+    /// A Python file's text as the editor has it, or as it is on disk.
+    fn text(&self, unit: &FileUnit) -> Option<python_files::PyText> {
+        let limit = self.run.session.config(unit).max_file_size.0;
+        let bytes = match self.unsaved.get(&unit.path) {
+            Some(text) => text.clone().into_bytes(),
+            None => std::fs::read(&unit.path).ok()?,
+        };
+        python_files::text(unit, bytes, limit).ok()
+    }
+
+    /// A Rust file's text linted with what the whole run learnt of the others.
+    fn rust(&self, unit: FileUnit) -> Option<LintedFile> {
+        let run = &self.run;
+        let text = match self.unsaved.get(&unit.path) {
+            Some(text) => text.clone(),
+            None => std::fs::read_to_string(&unit.path).ok()?,
+        };
+        let api = &self.apis[&std::ptr::from_ref(run.session.config(&unit)).addr()];
+        let shown = text.clone();
+        let result = lint_rust(run, unit.clone(), text, Nesting::Unchecked, api);
         // Findings that depend on the callers of a private helper, decided with the crate's
         // files as they are on disk.
-        if let Some(file) = result.file.take() {
-            let mut files = vec![file];
-            decide_requirements(run, &mut files);
-            result.file = files.pop();
-        }
-        result
+        let mut files: Vec<LintedFile> = result.file.into_iter().collect();
+        decide_requirements(run, &mut files);
+        Some(files.pop().unwrap_or_else(|| empty(unit, shown, None)))
+    }
+}
+
+/// A file linted without diagnostics, to clear what an editor shows of it.
+fn empty(unit: FileUnit, text: String, cells: Option<Cells>) -> LintedFile {
+    LintedFile {
+        unit,
+        lines: LineIndex::new(&text),
+        text,
+        cells,
+        diagnostics: Vec::new(),
     }
 }
 
@@ -120,12 +167,10 @@ mod tests {
     #[test]
     fn a_changed_text_is_linted_with_what_the_other_files_told() {
         let dir = tempfile::tempdir().unwrap();
+        let chooser = "import torch\n\n\ndef pick():\n    return \"cuda\" if torch.cuda.is_available() else \"cpu\"\n";
         let files = [
             ("pkg/__init__.py", "from .devices import pick\n"),
-            (
-                "pkg/devices.py",
-                "import torch\n\n\ndef pick():\n    return \"cuda\" if torch.cuda.is_available() else \"cpu\"\n",
-            ),
+            ("pkg/devices.py", chooser),
             ("pkg/model.py", "import torch\n"),
         ];
         for (path, text) in files {
@@ -135,28 +180,46 @@ mod tests {
         }
         let project =
             super::super::discover(&[dir.path().to_path_buf()], &Options::default()).unwrap();
-        let (outcome, kept) = super::super::lint_and_keep(project, &|| {});
+        let (outcome, mut kept) = super::super::lint_and_keep(project, &|| {});
         assert!(
             outcome
                 .files
                 .iter()
                 .all(|file| !file.unit.relative.ends_with("model.py"))
         );
-        let model = dir.path().join("pkg/model.py");
+        let rules = |files: &[LintedFile]| -> Vec<(String, Vec<&str>)> {
+            (files.iter())
+                .map(|file| {
+                    let rules = file.diagnostics.iter().map(|d| d.finding.rule.name);
+                    (file.unit.relative.clone(), rules.collect())
+                })
+                .collect()
+        };
         // The chooser of another module, through its package's re-export.
-        let text = "import torch\n\nfrom pkg import pick\n\n\ndef load():\n    return torch.zeros(2, device=pick())\n";
-        let linted = kept.lint_text(&model, text.to_owned()).unwrap();
-        let rules: Vec<&str> = (linted.diagnostics.iter())
-            .map(|d| d.finding.rule.name)
-            .collect();
-        assert_eq!(rules, ["implicit_device"]);
-        // Fixed: nothing.
-        let fixed =
-            "import torch\n\n\ndef load(device):\n    return torch.zeros(2, device=device)\n";
-        let linted = kept.lint_text(&model, fixed.to_owned()).unwrap();
-        assert!(linted.diagnostics.is_empty());
+        let model = dir.path().join("pkg/model.py");
+        let calls = "import torch\n\nfrom pkg import pick\n\n\ndef load():\n    return torch.zeros(2, device=pick())\n";
+        let linted = kept.update(&model, Some(calls.to_owned())).unwrap();
         assert_eq!(
-            kept.lint_text(&dir.path().join("elsewhere.py"), String::new())
+            rules(&linted),
+            [("pkg/model.py".to_owned(), vec!["implicit_device"])]
+        );
+        // The chooser's module changed, unsaved: it no longer chooses, and its caller, which
+        // asked about it, is checked again.
+        let devices = dir.path().join("pkg/devices.py");
+        let takes = "def pick(device):\n    return device\n";
+        let linted = kept.update(&devices, Some(takes.to_owned())).unwrap();
+        assert_eq!(
+            rules(&linted),
+            [
+                ("pkg/model.py".to_owned(), vec![]),
+                ("pkg/devices.py".to_owned(), vec![])
+            ]
+        );
+        // Closed without saving: as on disk again.
+        let linted = kept.update(&devices, None).unwrap();
+        assert!(rules(&linted).contains(&("pkg/model.py".to_owned(), vec!["implicit_device"])));
+        assert_eq!(
+            kept.update(&dir.path().join("elsewhere.py"), None)
                 .unwrap_err(),
             NotLinted::NotInProject
         );

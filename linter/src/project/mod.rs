@@ -194,16 +194,19 @@ struct Run {
     python: python::Project,
     /// The findings of the Python files, decided in [`python_files::decide`].
     settled: HashMap<PathBuf, python_files::Settled>,
+    /// What the Python files told each other, to decide again when one changes ([`Kept`]).
+    told: python_files::Told,
 }
 
 impl Run {
     fn new(project: Project) -> Run {
-        let (python, settled) = python_files::decide(&project.session);
+        let (python, settled, told) = python_files::decide(&project.session);
         Run {
             session: Arc::new(project.session),
             model: project.model,
             python,
             settled,
+            told,
         }
     }
 }
@@ -356,7 +359,7 @@ fn lint_units(
         }
     }
     let again = |known: &HashMap<_, _>| relint_callers(run, known);
-    let choosers = fixed_point(&Choosers(again), choosers, |key, file| {
+    let choosers = fixed_point(&Choosers(again), &mut choosers, |key, file| {
         files.retain(|linted| FileKey::of(&linted.unit) != *key);
         files.extend(file);
     });

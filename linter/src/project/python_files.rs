@@ -143,6 +143,27 @@ struct PythonFiles<'s> {
     /// Whether the run lints whole workspaces (every path given is a workspace's root), so that
     /// the files it holds are all that could import one another.
     complete: bool,
+    /// Texts to check in place of the files' on disk (an editor's unsaved buffers).
+    overlay: &'s HashMap<PathBuf, String>,
+}
+
+impl<'s> PythonFiles<'s> {
+    fn new(session: &'s Session, overlay: &'s HashMap<PathBuf, String>) -> PythonFiles<'s> {
+        PythonFiles {
+            complete: session
+                .requested
+                .iter()
+                .all(|path| session.workspaces.iter().any(|w| w.root == *path)),
+            session,
+            units: session
+                .files
+                .iter()
+                .filter(|unit| unit.language == Language::Python)
+                .map(|unit| (FileKey::of(unit), unit))
+                .collect(),
+            overlay,
+        }
+    }
 }
 
 impl PythonFiles<'_> {
@@ -151,8 +172,12 @@ impl PythonFiles<'_> {
     fn check(&self, unit: &FileUnit, project: &python::Project) -> Option<(Settled, PyFacts)> {
         let config = self.session.config(unit);
         let limit = config.max_file_size.0;
-        let source::Read::Bytes(bytes) = super::read_unit(unit, limit).ok()? else {
-            return None;
+        let bytes = match self.overlay.get(&unit.path) {
+            Some(text) => text.clone().into_bytes(),
+            None => match super::read_unit(unit, limit).ok()? {
+                source::Read::Bytes(bytes) => bytes,
+                source::Read::TooBig(_) => return None,
+            },
         };
         let text = text(unit, bytes, limit).ok()?;
         let package = &self.session.packages[unit.package].name;
@@ -241,23 +266,16 @@ impl Exchange for PythonFiles<'_> {
     }
 }
 
-/// The Python files' findings, decided with what the files tell each other, and the project
-/// they were decided with. A file missing from the findings could not be read or checked here;
-/// the run reports it.
-pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>) {
-    let files = PythonFiles {
-        complete: session
-            .requested
-            .iter()
-            .all(|path| session.workspaces.iter().any(|w| w.root == *path)),
-        session,
-        units: session
-            .files
-            .iter()
-            .filter(|unit| unit.language == Language::Python)
-            .map(|unit| (FileKey::of(unit), unit))
-            .collect(),
-    };
+/// What the Python files told each other in a run, kept to decide again when one changes.
+#[derive(Debug, Default)]
+pub(super) struct Told(BTreeMap<FileKey, PyFacts>);
+
+/// The Python files' findings, decided with what the files tell each other, the project they
+/// were decided with, and what the files told. A file missing from the findings could not be
+/// read or checked here; the run reports it.
+pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>, Told) {
+    let overlay = HashMap::new();
+    let files = PythonFiles::new(session, &overlay);
     let empty = python::Project::default();
     let firsts: Vec<(FileKey, Settled, PyFacts)> = files
         .units
@@ -273,7 +291,7 @@ pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Se
         settled.insert(files.units[&key].path.clone(), first);
         facts.insert(key, fact);
     }
-    let project = fixed_point(&files, facts, |key, again| {
+    let project = fixed_point(&files, &mut facts, |key, again| {
         settled.insert(files.units[key].path.clone(), again);
     })
     .unwrap_or_default();
@@ -284,7 +302,48 @@ pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Se
     for file in settled.values_mut() {
         keep_standing(&mut file.findings, &project, &fed);
     }
-    (project, settled)
+    (project, settled, Told(facts))
+}
+
+/// Decides again once `unit`'s text is `overlay`'s (or its file's, when the overlay has none):
+/// the file is checked with `project`; when what it tells the others changed, the project is
+/// decided again and the files whose questions it now answers otherwise are checked again, as
+/// in a whole run. The files checked, with their findings; `project` and `told` are updated.
+pub(super) fn decide_again(
+    session: &Session,
+    told: &mut Told,
+    project: &mut python::Project,
+    overlay: &HashMap<PathBuf, String>,
+    unit: &FileUnit,
+) -> Vec<(PathBuf, Settled)> {
+    let files = PythonFiles::new(session, overlay);
+    let key = FileKey::of(unit);
+    let Some((settled, facts)) = files.check(unit, project) else {
+        return Vec::new();
+    };
+    let mut checked = vec![(unit.path.clone(), settled)];
+    let same = (told.0.get(&key)).is_some_and(|old| !files.tells_more(old, &facts));
+    told.0.insert(key, facts);
+    if !same {
+        let decided = fixed_point(&files, &mut told.0, |key, again| {
+            checked.push((files.units[key].path.clone(), again));
+        });
+        if let Some(decided) = decided {
+            *project = decided;
+        }
+    }
+    let fed = project.fed();
+    for (_, file) in &mut checked {
+        keep_standing(&mut file.findings, project, &fed);
+    }
+    // A file checked twice is what its last check found.
+    let mut last: Vec<(PathBuf, Settled)> = Vec::new();
+    for (path, file) in checked.into_iter().rev() {
+        if !last.iter().any(|(known, _)| *known == path) {
+            last.push((path, file));
+        }
+    }
+    last
 }
 
 /// Keeps the findings whose requirement the project meets ([`Requirement`]); `fed` is

@@ -45,8 +45,10 @@ pub fn lint_text(text: &str, cx: &FileContext<'_>) -> Vec<Finding> {
         vec![(FileKey::default(), walked, labels)]
     };
     let mut walked = lint_source(text, Nesting::Unchecked, cx);
-    let facts = BTreeMap::from([(FileKey::default(), labels(&walked))]);
-    fixed_point(&Choosers(again), facts, |_, relinted| walked = relinted);
+    let mut facts = BTreeMap::from([(FileKey::default(), labels(&walked))]);
+    fixed_point(&Choosers(again), &mut facts, |_, relinted| {
+        walked = relinted
+    });
     let mut findings = walked.findings;
     let helpers = required_helpers(findings.iter());
     if !helpers.is_empty() {

@@ -301,12 +301,10 @@ impl Server {
                 {
                     let uri = params.text_document.uri;
                     self.open.remove(&uri);
-                    // What is on disk, as the last whole run found it.
-                    let saved = path_of(&uri)
-                        .and_then(|path| self.whole.as_ref()?.files.get(&path))
-                        .map(diagnostics)
-                        .unwrap_or_default();
-                    self.publish(uri, saved);
+                    // The file as saved, and what that changes of the others.
+                    if let Some(path) = path_of(&uri) {
+                        self.update(&path, None);
+                    }
                 }
             }
             DidSaveTextDocument::METHOD | DidSaveNotebookDocument::METHOD => self.lint_workspace(),
@@ -345,6 +343,7 @@ impl Server {
                         self.open.remove(&cell.document);
                         self.publish(cell.document, Vec::new());
                     }
+                    self.update(&notebook.path, None);
                 }
             }
             _ => {}
@@ -426,50 +425,52 @@ impl Server {
         }
     }
 
-    /// Lints an open buffer's text, or an open notebook's cells, and publishes its diagnostics.
+    /// Lints an open buffer's text, or an open notebook's cells, and what it changes of the
+    /// other files, and publishes their diagnostics.
     fn lint_buffer(&mut self, uri: &Uri) {
-        if let Some(notebook) = self.notebooks.get(uri) {
-            let Some(whole) = &self.whole else { return };
-            let started = Instant::now();
-            match whole
-                .kept
-                .lint_text(&notebook.path, notebook.json(&self.open))
-            {
-                Ok(file) => {
-                    let found = notebooks::by_cell(&file, &notebook.cells);
-                    log(&format!(
-                        "linted {} in {:.1} ms",
-                        file.unit.relative,
-                        started.elapsed().as_secs_f64() * 1e3
-                    ));
-                    for (cell, diagnostics) in found {
-                        self.publish(cell, diagnostics);
-                    }
-                }
-                Err(NotLinted::NotInProject) => {}
-                Err(NotLinted::Internal(why)) => {
-                    log(&format!("{}: {why}", notebook.path.display()))
-                }
-            }
-            return;
-        }
-        let (Some(whole), Some(text), Some(path)) = (&self.whole, self.open.get(uri), path_of(uri))
-        else {
-            return;
+        let text = match self.notebooks.get(uri) {
+            Some(notebook) => Some((notebook.path.clone(), notebook.json(&self.open))),
+            None => path_of(uri).zip(self.open.get(uri).cloned()),
         };
+        if let Some((path, text)) = text {
+            self.update(&path, Some(text));
+        }
+    }
+
+    /// Takes `text` as the file at `path` (its saved text when `None`), and publishes the
+    /// diagnostics of the files that changes: an open notebook's on its cells.
+    fn update(&mut self, path: &Path, text: Option<String>) {
+        let Some(whole) = &mut self.whole else { return };
         let started = Instant::now();
-        match whole.kept.lint_text(&path, text.clone()) {
-            Ok(file) => {
-                let found = diagnostics(&file);
-                log(&format!(
-                    "linted {} in {:.1} ms",
-                    file.unit.relative,
-                    started.elapsed().as_secs_f64() * 1e3
-                ));
-                self.publish(uri.clone(), found);
+        let files = match whole.kept.update(path, text) {
+            Ok(files) => files,
+            Err(NotLinted::NotInProject) => return,
+            Err(NotLinted::Internal(why)) => {
+                log(&format!("{}: {why}", path.display()));
+                return;
             }
-            Err(NotLinted::NotInProject) => {}
-            Err(NotLinted::Internal(why)) => log(&format!("{}: {why}", path.display())),
+        };
+        let names: Vec<&str> = files
+            .iter()
+            .map(|file| file.unit.relative.as_str())
+            .collect();
+        log(&format!(
+            "linted {} in {:.1} ms",
+            names.join(", "),
+            started.elapsed().as_secs_f64() * 1e3
+        ));
+        for file in files {
+            let notebook =
+                (self.notebooks.values()).find(|notebook| notebook.path == file.unit.path);
+            let found = match notebook {
+                Some(notebook) => notebooks::by_cell(&file, &notebook.cells),
+                None => uri_of(&file.unit.path)
+                    .map(|uri| vec![(uri, diagnostics(&file))])
+                    .unwrap_or_default(),
+            };
+            for (uri, diagnostics) in found {
+                self.publish(uri, diagnostics);
+            }
         }
     }
 
