@@ -4,8 +4,10 @@
 //! the diagnostics published for it.
 //!
 //! ```text
-//! cargo bench -p cargo-placement --bench server_latency -- ROOT FILE [--rounds N]
+//! cargo bench -p cargo-placement --bench server_latency -- ROOT FILE [--rounds N] [--append TEXT]
 //! ```
+//! `--append TEXT` edits with TEXT added at the end in place of a comment: a function that
+//! chooses a device, for example, changes what the file tells the others.
 //! With no argument it edits the demo's `python/train.py`, too small to say much: give it a
 //! large file of a large workspace (a 5,000-line module of a PyTorch project, a big candle
 //! file).
@@ -31,6 +33,14 @@ fn main() {
             .expect("--rounds N");
         args.drain(at..at + 2);
     }
+    let mut appended = "# an edit".to_owned();
+    if let Some(at) = args.iter().position(|arg| arg == "--append") {
+        appended = args
+            .get(at + 1)
+            .expect("--append TEXT")
+            .replace("\\n", "\n");
+        args.drain(at..at + 2);
+    }
     let (root, file) = match &args[..] {
         [root, file] => (PathBuf::from(root), PathBuf::from(file)),
         _ => {
@@ -41,7 +51,7 @@ fn main() {
     let root = root.canonicalize().expect("the workspace");
     let file = file.canonicalize().expect("the file");
     let text = std::fs::read_to_string(&file).expect("the file's text");
-    let edited = format!("{text}\n# an edit\n");
+    let edited = format!("{text}\n{appended}\n");
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_cargo-placement"));
     let started = Instant::now();
     let mut client = lsp::Client::start(&binary, &root, json!({}));
