@@ -251,3 +251,16 @@ fn an_edit_that_changes_what_a_module_tells_relints_its_users() {
     assert_eq!(client.diagnostics(&model).len(), 1);
     assert_eq!(client.shut_down(), Some(0));
 }
+
+#[test]
+fn bad_initialization_options_are_answered_with_why() {
+    let dir = workspace();
+    let mut client = Client::spawn(&binary(), dir.path());
+    let response = client.initialize(dir.path(), json!({"levels": {"implicit_devices": "deny"}}));
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`initializationOptions.levels.implicit_devices`: no rule named"),
+        "{response}"
+    );
+    assert_eq!(client.exit_code(), Some(2));
+}

@@ -54,12 +54,37 @@ pub fn run() -> Result<(), String> {
     let (id, params) = connection
         .initialize_start()
         .map_err(|err| format!("the client did not initialize: {err}"))?;
-    let params: InitializeParams = serde_json::from_value(params)
-        .map_err(|err| format!("the client's `initialize` is not LSP's: {err}"))?;
-    let options = initialization_options(params.initialization_options.as_ref())?;
+    // A bad `initialize` is answered with why, and ends the server. The message shown after
+    // the answer is also what makes sure the answer was written: the transport takes a message
+    // only once it has written the one before.
+    let refuse = |id: RequestId, why: String| {
+        let code = lsp_server::ErrorCode::InvalidParams as i32;
+        let _ =
+            (connection.sender).send(Message::Response(Response::new_err(id, code, why.clone())));
+        let shown = ShowMessageParams {
+            typ: MessageType::ERROR,
+            message: format!("placement server: {why}"),
+        };
+        let shown = Notification::new(ShowMessage::METHOD.to_owned(), shown);
+        let _ = connection.sender.send(Message::Notification(shown));
+        why
+    };
+    let params: InitializeParams = serde_json::from_value(params).map_err(|err| {
+        refuse(
+            id.clone(),
+            format!("the client's `initialize` is not LSP's: {err}"),
+        )
+    })?;
+    let options = initialization_options(params.initialization_options.as_ref())
+        .map_err(|why| refuse(id.clone(), why))?;
     let root = workspace_root(&params)
         .or_else(|| std::env::current_dir().ok())
-        .ok_or("no workspace folder, and no current folder")?;
+        .ok_or_else(|| {
+            refuse(
+                id.clone(),
+                "no workspace folder, and no current folder".to_owned(),
+            )
+        })?;
     let result = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": ServerInfo {

@@ -25,6 +25,19 @@ impl Client {
     /// Starts `binary server` in `root`, and initializes it with `options` as the
     /// `initializationOptions`.
     pub fn start(binary: &Path, root: &Path, options: Value) -> Client {
+        let mut client = Client::spawn(binary, root);
+        let response = client.initialize(root, options);
+        let result = &response["result"];
+        assert!(
+            result["capabilities"]["codeActionProvider"] == true,
+            "{response}"
+        );
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    /// Starts `binary server` in `root`, not yet initialized.
+    pub fn spawn(binary: &Path, root: &Path) -> Client {
         let mut child = Command::new(binary)
             .arg("server")
             .current_dir(root)
@@ -44,38 +57,44 @@ impl Client {
                 }
             }
         });
-        let mut client = Client {
+        Client {
             child,
             stdin,
             messages,
             skipped: Vec::new(),
             next_id: 0,
-        };
+        }
+    }
+
+    /// Sends `initialize` for the workspace `root`: the whole response.
+    pub fn initialize(&mut self, root: &Path, options: Value) -> Value {
         let root_uri = uri(root);
-        let result = client.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": root_uri,
-                "workspaceFolders": [{"uri": root_uri, "name": "root"}],
-                "capabilities": {},
-                "initializationOptions": options,
-            }),
-        );
-        assert!(
-            result["capabilities"]["codeActionProvider"] == true,
-            "{result}"
-        );
-        client.notify("initialized", json!({}));
-        client
+        let params = json!({
+            "processId": null,
+            "rootUri": root_uri,
+            "workspaceFolders": [{"uri": root_uri, "name": "root"}],
+            "capabilities": {},
+            "initializationOptions": options,
+        });
+        self.respond("initialize", params)
+    }
+
+    /// Sends a request and waits for its whole response.
+    pub fn respond(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait(|message| message["id"] == id && message.get("method").is_none())
+    }
+
+    /// Waits for the server to end: its exit status.
+    pub fn exit_code(mut self) -> Option<i32> {
+        self.child.wait().expect("the server exits").code()
     }
 
     /// Sends a request and waits for its response's result.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response = self.wait(|message| message["id"] == id && message.get("method").is_none());
+        let response = self.respond(method, params);
         assert!(response.get("error").is_none(), "{response}");
         response["result"].clone()
     }
@@ -118,7 +137,7 @@ impl Client {
     pub fn shut_down(mut self) -> Option<i32> {
         self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
-        self.child.wait().expect("the server exits").code()
+        self.exit_code()
     }
 
     fn send(&mut self, message: &Value) {
