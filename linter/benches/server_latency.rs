@@ -20,29 +20,29 @@ use std::time::Instant;
 
 use serde_json::json;
 
+/// What to time (`cargo bench` adds `--bench`).
+#[derive(clap::Parser)]
+struct Args {
+    /// The workspace; the demo when not given.
+    root: Option<PathBuf>,
+    /// The file of the workspace to edit.
+    file: Option<PathBuf>,
+    /// How many edits to time.
+    #[arg(long, default_value_t = 41)]
+    rounds: usize,
+    /// The text each other edit adds at the end of the file (`\n` for a line break).
+    #[arg(long, default_value = "# an edit")]
+    append: String,
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
 fn main() {
-    let mut args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| arg != "--bench")
-        .collect();
-    let mut rounds = 41;
-    if let Some(at) = args.iter().position(|arg| arg == "--rounds") {
-        rounds = args
-            .get(at + 1)
-            .and_then(|n| n.parse().ok())
-            .expect("--rounds N");
-        args.drain(at..at + 2);
-    }
-    let mut appended = "# an edit".to_owned();
-    if let Some(at) = args.iter().position(|arg| arg == "--append") {
-        appended = args
-            .get(at + 1)
-            .expect("--append TEXT")
-            .replace("\\n", "\n");
-        args.drain(at..at + 2);
-    }
-    let (root, file) = match &args[..] {
-        [root, file] => (PathBuf::from(root), PathBuf::from(file)),
+    let args = <Args as clap::Parser>::parse();
+    let rounds = args.rounds;
+    let appended = args.append.replace("\\n", "\n");
+    let (root, file) = match (args.root, args.file) {
+        (Some(root), Some(file)) => (root, file),
         _ => {
             let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/demo");
             (demo.clone(), demo.join("python/train.py"))
@@ -60,10 +60,7 @@ fn main() {
         Some("rs") => "rust",
         _ => "python",
     };
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": language, "version": 0, "text": text}}),
-    );
+    client.open(&uri, language, &text);
     // Published once the whole run has finished.
     let found = client.diagnostics(&uri).len();
     println!(
@@ -76,10 +73,7 @@ fn main() {
     for round in 0..rounds {
         let text = if round % 2 == 0 { &edited } else { &text };
         let change = Instant::now();
-        client.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": round + 1}, "contentChanges": [{"text": text}]}),
-        );
+        client.change(&uri, round + 1, text);
         client.diagnostics(&uri);
         times.push(change.elapsed().as_secs_f64() * 1e3);
     }

@@ -52,16 +52,10 @@ fn diagnostics_follow_the_buffer_as_it_is_typed() {
     assert_eq!(found[0]["code"], "stray_set_device");
 
     let model = uri(&dir.path().join("pkg/model.py"));
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": model, "languageId": "python", "version": 1, "text": "import torch\n"}}),
-    );
+    client.open(&model, "python", "import torch\n");
     assert_eq!(client.diagnostics(&model), Vec::<Value>::new());
     // Unsaved text that calls another module's chooser, through the package's re-export.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": model, "version": 2}, "contentChanges": [{"text": CALLS_CHOOSER}]}),
-    );
+    client.change(&model, 2, CALLS_CHOOSER);
     let found = client.diagnostics(&model);
     assert_eq!(found.len(), 1, "{found:?}");
     let diagnostic = &found[0];
@@ -113,10 +107,7 @@ fn diagnostics_follow_the_buffer_as_it_is_typed() {
     );
 
     // Fixed: cleared.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": model, "version": 3}, "contentChanges": [{"text": FIXED}]}),
-    );
+    client.change(&model, 3, FIXED);
     assert_eq!(client.diagnostics(&model), Vec::<Value>::new());
     assert_eq!(client.shut_down(), Some(0));
 }
@@ -208,10 +199,7 @@ fn rust_buffers_are_linted_as_typed() {
     let mut client = Client::start(&binary(), dir.path(), json!({}));
     let pick = uri(&dir.path().join("pick.rs"));
     let text = "pub fn pick() -> tch::Device {\n    tch::Device::Cuda(2)\n}\n";
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": pick, "languageId": "rust", "version": 1, "text": text}}),
-    );
+    client.open(&pick, "rust", text);
     let found = client.diagnostics(&pick);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["code"], "hardcoded_device");
@@ -220,10 +208,7 @@ fn rust_buffers_are_linted_as_typed() {
         json!({"line": 1, "character": 22})
     );
     let fixed = "pub fn pick(n: usize) -> tch::Device {\n    tch::Device::Cuda(n)\n}\n";
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": pick, "version": 2}, "contentChanges": [{"text": fixed}]}),
-    );
+    client.change(&pick, 2, fixed);
     assert_eq!(client.diagnostics(&pick), Vec::<Value>::new());
     assert_eq!(client.shut_down(), Some(0));
 }
@@ -237,10 +222,10 @@ fn an_edit_that_changes_what_a_module_tells_relints_its_users() {
     assert_eq!(client.diagnostics(&model).len(), 1);
     // The chooser's module edited, not saved: `pick` takes the device from its caller now.
     let devices = uri(&dir.path().join("pkg/devices.py"));
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": devices, "languageId": "python", "version": 1,
-                                "text": "def pick(device=None):\n    return device\n"}}),
+    client.open(
+        &devices,
+        "python",
+        "def pick(device=None):\n    return device\n",
     );
     assert_eq!(client.diagnostics(&model), Vec::<Value>::new());
     // Closed without saving: the module is what is on disk again.

@@ -103,6 +103,20 @@ impl Client {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
+    /// Opens a text document: `textDocument/didOpen`.
+    pub fn open(&mut self, uri: &str, language: &str, text: &str) {
+        let document = json!({"uri": uri, "languageId": language, "version": 0, "text": text});
+        self.notify("textDocument/didOpen", json!({"textDocument": document}));
+    }
+
+    /// Replaces a document's text: `textDocument/didChange`, with the whole text.
+    pub fn change(&mut self, uri: &str, version: usize, text: &str) {
+        let document = json!({"uri": uri, "version": version});
+        let changes = json!([{"text": text}]);
+        let params = json!({"textDocument": document, "contentChanges": changes});
+        self.notify("textDocument/didChange", params);
+    }
+
     /// The next message from the server that `wanted` accepts; the others are kept for later
     /// waits.
     pub fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
