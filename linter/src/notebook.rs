@@ -8,7 +8,11 @@
 //! Outputs are never kept: `serde` skips them as the file is read, so a notebook with 50 MB of
 //! embedded images costs its code.
 
+use ruff_python_ast::token::TokenKind;
+use ruff_text_size::Ranged;
 use serde::Deserialize;
+
+use crate::source::LineIndex;
 
 /// A notebook's code, ready to lint.
 #[derive(Debug)]
@@ -152,7 +156,11 @@ pub fn read(bytes: &[u8]) -> Result<Notebook, String> {
 /// (`%%bash`, `%%writefile`, `%%html`) makes the whole cell another language's.
 const PYTHON_CELL_MAGICS: &[&str] = &["time", "timeit", "capture", "prun", "debug"];
 
-/// A cell's text with IPython's syntax blanked, line for line and byte for byte.
+/// A cell's text with IPython's syntax blanked, line for line and byte for byte: each line
+/// that holds an escape command (`%time f()`, `!pip install x`, `files = !ls`, `??torch.cuda`)
+/// or a help request (`model?`), as ruff's lexer finds them in its IPython mode (so that `%` in
+/// `("%s"\n % name)` stays an operator), or every line of a cell whose cell magic runs another
+/// language.
 fn blank_magics(cell: &str) -> String {
     let first = cell.lines().find(|line| !line.trim().is_empty());
     let other_language = first
@@ -161,44 +169,39 @@ fn blank_magics(cell: &str) -> String {
             let name = magic.split_whitespace().next().unwrap_or_default();
             !PYTHON_CELL_MAGICS.contains(&name)
         });
+    let lines = LineIndex::new(cell);
+    let mut blanked = vec![other_language; lines.line_count()];
+    if !other_language {
+        let options = ruff_python_parser::ParseOptions::from(ruff_python_parser::Mode::Ipython);
+        let parsed = ruff_python_parser::parse_unchecked(cell, options);
+        for token in parsed.tokens().iter() {
+            if matches!(
+                token.kind(),
+                TokenKind::IpyEscapeCommand | TokenKind::Question
+            ) {
+                let range = token.range();
+                let (first, last) = (
+                    lines.line_of(range.start().to_usize()),
+                    lines.line_of(range.end().to_usize().saturating_sub(1)),
+                );
+                blanked[first..=last]
+                    .iter_mut()
+                    .for_each(|line| *line = true);
+            }
+        }
+    }
     let mut out = String::with_capacity(cell.len());
-    for line in cell.split_inclusive('\n') {
+    for (line, blank_it) in cell.split_inclusive('\n').zip(blanked) {
         let body = line.trim_end_matches(['\n', '\r']);
-        if other_language || is_magic(body) {
-            out.push_str(&blank(body));
-            out.push_str(&line[body.len()..]);
-        } else {
-            out.push_str(line);
+        match blank_it {
+            true => {
+                out.push_str(&blank(body));
+                out.push_str(&line[body.len()..]);
+            }
+            false => out.push_str(line),
         }
     }
     out
-}
-
-/// Whether a line is IPython's rather than Python's: a line or cell magic (`%time f()`,
-/// `%%time`), a shell command (`!pip install x`), one assigned (`files = !ls`, `x = %env
-/// HOME`), or a help request (`model?`, `??torch.cuda`).
-fn is_magic(line: &str) -> bool {
-    let code = line.trim_start();
-    if code.starts_with(['%', '!']) {
-        return true;
-    }
-    let is_name = |text: &str| {
-        !text.is_empty()
-            && text
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    };
-    let code = code.trim_end();
-    if let Some(name) = code.strip_suffix('?') {
-        return is_name(name.trim_end_matches('?'));
-    }
-    if let Some(name) = code.strip_prefix('?') {
-        return is_name(name.trim_start_matches('?'));
-    }
-    // `files = !ls`: a name, `=` (not `==`), then `!` or `%`.
-    code.split_once('=').is_some_and(|(target, value)| {
-        is_name(target.trim()) && value.trim_start().starts_with(['!', '%'])
-    })
 }
 
 /// A line's replacement: its indentation, then a statement that does nothing (`pass`, or `0`
@@ -266,6 +269,8 @@ mod tests {
             ),
             ("code", "%%bash\necho hi\n"),
             ("code", "%%time\nw = 1\n"),
+            // `%` continuing an expression is Python's operator.
+            ("code", "s = (\"%s\"\n     % name)\n??torch.cuda\n"),
         ]);
         let read = read(&bytes).unwrap();
         assert_eq!(read.python.len(), read.code.len());
@@ -281,6 +286,9 @@ mod tests {
         assert_eq!(lines[8].trim(), "pass");
         assert_eq!(lines[9].trim(), "pass");
         assert_eq!(lines[10], "w = 1");
+        assert_eq!(lines[11], "s = (\"%s\"");
+        assert_eq!(lines[12], "     % name)");
+        assert_eq!(lines[13].trim(), "pass");
         let parsed = ruff_python_parser::parse_module(&read.python);
         assert!(parsed.is_ok(), "{:?}", parsed.err());
     }
