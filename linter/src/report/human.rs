@@ -213,6 +213,22 @@ impl SourceCode for Window {
     }
 }
 
+/// The finding's help; in a notebook, where its places in other cells are, which the window of
+/// its own cell does not show (`a device is first used here: cell 3:1:30`).
+fn help(file: &LintedFile, finding: &crate::diagnostic::Finding, window: &Window) -> String {
+    let mut help = finding.help.clone();
+    if file.cells.is_some() {
+        for (span, label) in finding
+            .related
+            .iter()
+            .filter(|(span, _)| !window.holds(span))
+        {
+            help.push_str(&format!("\n{label}: {}", file.place(span.start)));
+        }
+    }
+    help
+}
+
 fn source_span(range: &std::ops::Range<usize>) -> SourceSpan {
     SourceSpan::new(range.start.into(), range.end.saturating_sub(range.start))
 }
@@ -244,7 +260,7 @@ pub fn render(file: &LintedFile, diagnostic: &Diagnostic, style: Style) -> Strin
         MietteDiagnostic::new(finding.message.clone())
             .with_code(format!("placement::{}", finding.rule.name))
             .with_severity(severity)
-            .with_help(finding.help.clone())
+            .with_help(help(file, finding, &window))
             .with_labels(labels),
     )
     .with_source_code(window);
