@@ -141,7 +141,9 @@ pub fn read(bytes: &[u8]) -> Result<Notebook, String> {
             text.push('\n');
         }
         cells.starts.push((line, at + 1));
-        line += text.lines().count();
+        // Lines as the positions count them (a lone `\r` ends one too); the text ends with a
+        // line break, after which the index starts one more, empty, line.
+        line += LineIndex::new(&text).line_count() - 1;
         python.push_str(&blank_magics(&text));
         code.push_str(&text);
     }
@@ -191,7 +193,13 @@ fn blank_magics(cell: &str) -> String {
         }
     }
     let mut out = String::with_capacity(cell.len());
-    for (line, blank_it) in cell.split_inclusive('\n').zip(blanked) {
+    for (at, blank_it) in blanked.into_iter().enumerate() {
+        let start = lines.line_start(at).min(cell.len());
+        let end = match at + 1 < lines.line_count() {
+            true => lines.line_start(at + 1),
+            false => cell.len(),
+        };
+        let line = &cell[start..end];
         let body = line.trim_end_matches(['\n', '\r']);
         match blank_it {
             true => {
@@ -291,6 +299,22 @@ mod tests {
         assert_eq!(lines[13].trim(), "pass");
         let parsed = ruff_python_parser::parse_module(&read.python);
         assert!(parsed.is_ok(), "{:?}", parsed.err());
+    }
+
+    #[test]
+    fn line_breaks_of_every_kind_keep_their_bytes() {
+        for cell in ["!ls\r\nx = 1\r\n", "!ls\rx = 1\r", "x = 1\n%time f()"] {
+            let bytes = notebook(&[("code", cell)]);
+            let read = read(&bytes).unwrap();
+            assert_eq!(read.python.len(), read.code.len(), "{cell:?}");
+            assert!(read.python.contains("x = 1"), "{:?}", read.python);
+            assert!(!read.python.contains("ls") && !read.python.contains("time"));
+        }
+        let bytes = notebook(&[("code", "a = 1\rb = 2\r"), ("code", "c = 3\n")]);
+        let read = read(&bytes).unwrap();
+        let c = read.code.find('c').unwrap();
+        let line = LineIndex::new(&read.code).line_of(c);
+        assert_eq!(read.cells.locate(line), (2, 0));
     }
 
     #[test]
