@@ -194,7 +194,12 @@ fn blank_magics(cell: &str) -> String {
     }
     let mut out = String::with_capacity(cell.len());
     for (at, blank_it) in blanked.into_iter().enumerate() {
-        let start = lines.line_start(at).min(cell.len());
+        // The first line from the first byte: a byte order mark is kept, though positions count
+        // from after it.
+        let start = match at {
+            0 => 0,
+            _ => lines.line_start(at).min(cell.len()),
+        };
         let end = match at + 1 < lines.line_count() {
             true => lines.line_start(at + 1),
             false => cell.len(),
@@ -303,7 +308,12 @@ mod tests {
 
     #[test]
     fn line_breaks_of_every_kind_keep_their_bytes() {
-        for cell in ["!ls\r\nx = 1\r\n", "!ls\rx = 1\r", "x = 1\n%time f()"] {
+        for cell in [
+            "!ls\r\nx = 1\r\n",
+            "!ls\rx = 1\r",
+            "x = 1\n%time f()",
+            "\u{feff}!ls\nx = 1\n",
+        ] {
             let bytes = notebook(&[("code", cell)]);
             let read = read(&bytes).unwrap();
             assert_eq!(read.python.len(), read.code.len(), "{cell:?}");
