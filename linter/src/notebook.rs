@@ -144,7 +144,10 @@ pub fn read(bytes: &[u8]) -> Result<Notebook, String> {
         // Lines as the positions count them (a lone `\r` ends one too); the text ends with a
         // line break, after which the index starts one more, empty, line.
         line += LineIndex::new(&text).line_count() - 1;
-        python.push_str(&blank_magics(&text));
+        let blanked = blank_magics(&text).map_err(|()| {
+            format!("cell {} of the notebook could not be read: ruff's parser failed on its IPython syntax", at + 1)
+        })?;
+        python.push_str(&blanked);
         code.push_str(&text);
     }
     Ok(Notebook {
@@ -162,8 +165,8 @@ const PYTHON_CELL_MAGICS: &[&str] = &["time", "timeit", "capture", "prun", "debu
 /// that holds an escape command (`%time f()`, `!pip install x`, `files = !ls`, `??torch.cuda`)
 /// or a help request (`model?`), as ruff's lexer finds them in its IPython mode (so that `%` in
 /// `("%s"\n % name)` stays an operator), or every line of a cell whose cell magic runs another
-/// language.
-fn blank_magics(cell: &str) -> String {
+/// language. `Err` for a cell whose IPython syntax ruff's parser cannot read.
+fn blank_magics(cell: &str) -> Result<String, ()> {
     let first = cell.lines().find(|line| !line.trim().is_empty());
     let other_language = first
         .and_then(|line| line.trim_start().strip_prefix("%%"))
@@ -175,7 +178,11 @@ fn blank_magics(cell: &str) -> String {
     let mut blanked = vec![other_language; lines.line_count()];
     if !other_language {
         let options = ruff_python_parser::ParseOptions::from(ruff_python_parser::Mode::Ipython);
-        let parsed = ruff_python_parser::parse_unchecked(cell, options);
+        // ruff's parser stops on some IPython syntax it lexes (an automatic-quote `,` line where
+        // an expression goes) with a panic: such a cell cannot be read.
+        let parsed =
+            std::panic::catch_unwind(|| ruff_python_parser::parse_unchecked(cell, options))
+                .map_err(|_| ())?;
         for token in parsed.tokens().iter() {
             if matches!(
                 token.kind(),
@@ -214,7 +221,7 @@ fn blank_magics(cell: &str) -> String {
             false => out.push_str(line),
         }
     }
-    out
+    Ok(out)
 }
 
 /// A line's replacement: its indentation, then a statement that does nothing (`pass`, or `0`
@@ -325,6 +332,19 @@ mod tests {
         let c = read.code.find('c').unwrap();
         let line = LineIndex::new(&read.code).line_of(c);
         assert_eq!(read.cells.locate(line), (2, 0));
+    }
+
+    #[test]
+    fn a_cell_ruffs_parser_cannot_read_is_refused() {
+        // Found by the fuzz target: ruff's parser panics on this IPython syntax.
+        let cell = "from torctches = [torzch.randn(8, 4) dn(4, 4)/nfor batch in batches:\n,   w = \
+                    weight.to(\"cuda\")\n    out = batch.to(\"cuda\") @ w\n";
+        let bytes = notebook(&[("markdown", "# x\n"), ("code", cell)]);
+        let why = read(&bytes).unwrap_err();
+        assert!(
+            why.starts_with("cell 2 of the notebook could not be read"),
+            "{why}"
+        );
     }
 
     #[test]

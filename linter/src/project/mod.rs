@@ -200,6 +200,7 @@ struct Run {
 
 impl Run {
     fn new(project: Project) -> Run {
+        capture_panics();
         let (python, settled, told) = python_files::decide(&project.session);
         Run {
             session: Arc::new(project.session),

@@ -90,15 +90,19 @@ pub fn text(unit: &FileUnit, bytes: Vec<u8>, limit: u64) -> Result<PyText, (Stri
             cells: None,
         });
     }
-    let read = notebook::read(&bytes).map_err(|why| {
-        let unparsed = Unparsed {
-            span: 0..0,
-            message: why,
-            label: "not linted".to_owned(),
-            help: "save the notebook again from Jupyter (nbformat 4), or exclude it".to_owned(),
-        };
-        (String::new(), unparsed)
-    })?;
+    // Inside `linting`, a panic that the reader catches (one of ruff's parser, on IPython
+    // syntax) is not printed.
+    let read = super::linting(|| notebook::read(&bytes))
+        .and_then(|read| read)
+        .map_err(|why| {
+            let unparsed = Unparsed {
+                span: 0..0,
+                message: why,
+                label: "not linted".to_owned(),
+                help: "save the notebook again from Jupyter (nbformat 4), or exclude it".to_owned(),
+            };
+            (String::new(), unparsed)
+        })?;
     let len = read.code.len() as u64;
     if len > limit {
         return Err((String::new(), super::too_big(len, limit)));
