@@ -181,7 +181,7 @@ fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
 /// What a whole run of the workspace gave.
 struct Whole {
     kept: Kept,
-    /// Every file's diagnostics, by path.
+    /// The files with diagnostics, by path.
     files: HashMap<PathBuf, LintedFile>,
 }
 
