@@ -5,8 +5,8 @@
 //!
 //! Findings point into the joined code; [`Cells`] turns its lines back into a cell's number
 //! and a line inside that cell, as ruff reports notebooks (`explore.ipynb:cell 4:1:1`).
-//! Outputs are never kept: `serde` skips them as the file is read, so a notebook with 50 MB of
-//! embedded images costs its code.
+//! Outputs are never kept: `serde` reads past them, so that only a notebook's code stays in
+//! memory once it is read, however many images its outputs embed.
 
 use ruff_python_ast::token::TokenKind;
 use ruff_text_size::Ranged;

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::api::{Api, Chooser};
-use crate::discover::{FileUnit, Session};
-use crate::notebook::Cells;
+use crate::discover::FileUnit;
 use crate::rust::parse::Nesting;
 use crate::source::{Language, LineIndex};
 
@@ -50,13 +49,8 @@ impl Kept {
         }
     }
 
-    /// The session of the whole run.
-    pub fn session(&self) -> &Session {
-        &self.run.session
-    }
-
     /// The project's file at `path`.
-    pub fn unit(&self, path: &Path) -> Option<&FileUnit> {
+    fn unit(&self, path: &Path) -> Option<&FileUnit> {
         self.run.session.files.iter().find(|unit| unit.path == path)
     }
 
@@ -105,17 +99,9 @@ impl Kept {
             let Some(python) = self.text(&unit) else {
                 continue;
             };
-            let shown = python.text.clone();
-            let cells = python.cells.clone();
-            let result = finish(
-                run,
-                config,
-                unit.clone(),
-                python.text,
-                python.cells,
-                settled.findings,
-            );
-            linted.push(result.file.unwrap_or_else(|| empty(unit, shown, cells)));
+            let (text, cells) = (python.text, python.cells);
+            let result = finish(run, config, unit.clone(), text, cells, settled.findings);
+            linted.push(result.file.unwrap_or_else(|| empty(unit)));
         }
         linted
     }
@@ -138,23 +124,23 @@ impl Kept {
             None => std::fs::read_to_string(&unit.path).ok()?,
         };
         let api = &self.apis[&std::ptr::from_ref(run.session.config(&unit)).addr()];
-        let shown = text.clone();
         let result = lint_rust(run, unit.clone(), text, Nesting::Unchecked, api);
         // Findings that depend on the callers of a private helper, decided with the crate's
         // files as they are on disk.
         let mut files: Vec<LintedFile> = result.file.into_iter().collect();
         decide_requirements(run, &mut files);
-        Some(files.pop().unwrap_or_else(|| empty(unit, shown, None)))
+        Some(files.pop().unwrap_or_else(|| empty(unit)))
     }
 }
 
-/// A file linted without diagnostics, to clear what an editor shows of it.
-fn empty(unit: FileUnit, text: String, cells: Option<Cells>) -> LintedFile {
+/// A file linted without diagnostics, to clear what an editor shows of it: no position points
+/// into it, so its text is not kept.
+fn empty(unit: FileUnit) -> LintedFile {
     LintedFile {
         unit,
-        lines: LineIndex::new(&text),
-        text,
-        cells,
+        lines: LineIndex::new(""),
+        text: String::new(),
+        cells: None,
         diagnostics: Vec::new(),
     }
 }
@@ -211,8 +197,8 @@ mod tests {
         assert_eq!(
             rules(&linted),
             [
-                ("pkg/model.py".to_owned(), vec![]),
-                ("pkg/devices.py".to_owned(), vec![])
+                ("pkg/devices.py".to_owned(), vec![]),
+                ("pkg/model.py".to_owned(), vec![])
             ]
         );
         // Closed without saving: as on disk again.

@@ -319,35 +319,29 @@ pub(super) fn decide_again(
     project: &mut python::Project,
     overlay: &HashMap<PathBuf, String>,
     unit: &FileUnit,
-) -> Vec<(PathBuf, Settled)> {
+) -> BTreeMap<PathBuf, Settled> {
     let files = PythonFiles::new(session, overlay);
     let key = FileKey::of(unit);
     let Some((settled, facts)) = files.check(unit, project) else {
-        return Vec::new();
+        return BTreeMap::new();
     };
-    let mut checked = vec![(unit.path.clone(), settled)];
+    // A file checked twice is what its last check found.
+    let mut checked = BTreeMap::from([(unit.path.clone(), settled)]);
     let same = (told.0.get(&key)).is_some_and(|old| !files.tells_more(old, &facts));
     told.0.insert(key, facts);
     if !same {
         let decided = fixed_point(&files, &mut told.0, |key, again| {
-            checked.push((files.units[key].path.clone(), again));
+            checked.insert(files.units[key].path.clone(), again);
         });
         if let Some(decided) = decided {
             *project = decided;
         }
     }
     let fed = project.fed();
-    for (_, file) in &mut checked {
+    for file in checked.values_mut() {
         keep_standing(&mut file.findings, project, &fed);
     }
-    // A file checked twice is what its last check found.
-    let mut last: Vec<(PathBuf, Settled)> = Vec::new();
-    for (path, file) in checked.into_iter().rev() {
-        if !last.iter().any(|(known, _)| *known == path) {
-            last.push((path, file));
-        }
-    }
-    last
+    checked
 }
 
 /// Keeps the findings whose requirement the project meets ([`Requirement`]); `fed` is

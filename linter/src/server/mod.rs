@@ -3,10 +3,11 @@
 //!
 //! When the client is initialized, the workspace is linted whole on a thread of its own, and
 //! every file's findings are published. An open buffer is linted as it is typed, its unsaved
-//! text checked alone with what the whole run learnt of the other files ([`Kept`]): changes
-//! that arrive together are one lint. Saving a file lints the workspace again, for the files
-//! whose findings depended on it. Code actions allow a rule on a finding's line and explain a
-//! rule. Logs go to stderr; stdout is the protocol's.
+//! text checked with what the whole run learnt of the other files ([`Kept`]), and, when it
+//! changes what a Python file tells the others, the files that asked about it: changes that
+//! arrive together are one lint. Saving a file lints the workspace again (a Rust file's callers
+//! are checked again then). Code actions allow a rule on a finding's line and explain a rule.
+//! Logs go to stderr; stdout is the protocol's.
 
 // `lsp_types::Uri` (fluent-uri's) keeps parsed parts in cells, but its hash and equality are
 // those of its text: a map keyed by URIs is sound, as rust-analyzer's are.
@@ -178,22 +179,16 @@ fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
     folder.or(params.root_uri.as_ref()).and_then(path_of)
 }
 
-/// What a whole run of the workspace gave.
-struct Whole {
-    kept: Kept,
-    /// The files with diagnostics, by path.
-    files: HashMap<PathBuf, LintedFile>,
-}
-
-/// A whole run's result, or why the workspace could not be linted.
-type WholeRun = Result<Whole, String>;
+/// A whole run's result: what it keeps, and the files with diagnostics; or why the workspace
+/// could not be linted.
+type WholeRun = Result<(Kept, Vec<LintedFile>), String>;
 
 struct Server {
     connection: Connection,
     root: PathBuf,
     options: Options,
-    /// The last whole run.
-    whole: Option<Whole>,
+    /// What the last whole run keeps.
+    kept: Option<Kept>,
     /// Whole runs finish here.
     done: (Sender<WholeRun>, Receiver<WholeRun>),
     /// Whether a whole run is under way, and whether another was asked for meanwhile.
@@ -215,7 +210,7 @@ impl Server {
             connection,
             root,
             options,
-            whole: None,
+            kept: None,
             done: crossbeam_channel::unbounded(),
             running: false,
             again: false,
@@ -397,10 +392,7 @@ impl Server {
                 .map_err(|err| err.to_string())
                 .map(|found| {
                     let (outcome, kept) = project::lint_and_keep(found, &|| {});
-                    let files = (outcome.files.into_iter())
-                        .map(|file| (file.unit.path.clone(), file))
-                        .collect();
-                    Whole { kept, files }
+                    (kept, outcome.files)
                 });
             log(&format!(
                 "linted the workspace in {:.0?}",
@@ -415,10 +407,12 @@ impl Server {
     fn finished(&mut self, whole: WholeRun) {
         self.running = false;
         match whole {
-            Ok(whole) => {
+            Ok((kept, files)) => {
                 let mut shown = std::mem::take(&mut self.shown);
-                for (path, file) in &whole.files {
-                    let Some(uri) = uri_of(path) else { continue };
+                for file in &files {
+                    let Some(uri) = uri_of(&file.unit.path) else {
+                        continue;
+                    };
                     shown.remove(&uri);
                     if !self.open.contains_key(&uri) {
                         self.publish(uri, diagnostics(file));
@@ -429,7 +423,7 @@ impl Server {
                 for uri in shown {
                     self.publish(uri, Vec::new());
                 }
-                self.whole = Some(whole);
+                self.kept = Some(kept);
                 let open: Vec<Uri> = (self.open.keys().chain(self.notebooks.keys()))
                     .cloned()
                     .collect();
@@ -465,9 +459,9 @@ impl Server {
     /// Takes `text` as the file at `path` (its saved text when `None`), and publishes the
     /// diagnostics of the files that changes: an open notebook's on its cells.
     fn update(&mut self, path: &Path, text: Option<String>) {
-        let Some(whole) = &mut self.whole else { return };
+        let Some(kept) = &mut self.kept else { return };
         let started = Instant::now();
-        let files = match whole.kept.update(path, text) {
+        let files = match kept.update(path, text) {
             Ok(files) => files,
             Err(NotLinted::NotInProject) => return,
             Err(NotLinted::Internal(why)) => {
