@@ -32,7 +32,7 @@ use crate::python::analysis::{
 };
 use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, package_of,
-    range, root, string,
+    range, root, string, string_constants,
 };
 use crate::python::{Asked, Checked, Project, PyContext, Summary};
 use crate::source::FileRole;
@@ -56,6 +56,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
             in_entry: program,
             ..FnState::default()
         },
+        constants: string_constants(&module.body),
         qualname: Vec::new(),
         class_body: None,
         module: cx.module.clone(),
@@ -162,6 +163,8 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) program: bool,
     /// What belongs to the function being walked (or the module's top level).
     pub(crate) function: FnState,
+    /// The module's string constants ([`string_constants`]).
+    pub(crate) constants: FxHashMap<String, String>,
     /// The classes and functions around, for configured entry points.
     pub(crate) qualname: Vec<String>,
     /// The class whose body is being walked, as a dotted path below the module.

@@ -489,6 +489,34 @@ pub(crate) fn string(expr: &Expr) -> Option<&str> {
     }
 }
 
+/// A module's string constants: the names its top level binds once, to a string literal
+/// (`CUDA_ENVVAR = "CUDA_VISIBLE_DEVICES"`), which its functions read wherever they are.
+pub(crate) fn string_constants(body: &[Stmt]) -> FxHashMap<String, String> {
+    let mut bound: FxHashMap<&str, Option<&str>> = FxHashMap::default();
+    for stmt in body {
+        let (name, value) = match stmt {
+            Stmt::Assign(assign) => match &assign.targets[..] {
+                [Expr::Name(name)] => (name, Some(&*assign.value)),
+                _ => continue,
+            },
+            Stmt::AnnAssign(assign) => match &*assign.target {
+                Expr::Name(name) => (name, assign.value.as_deref()),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let literal = value.and_then(string);
+        bound
+            .entry(name.id.as_str())
+            .and_modify(|held| *held = None)
+            .or_insert(literal);
+    }
+    bound
+        .into_iter()
+        .filter_map(|(name, literal)| Some((name.to_owned(), literal?.to_owned())))
+        .collect()
+}
+
 pub(crate) fn integer(expr: &Expr) -> Option<u64> {
     match expr {
         Expr::NumberLiteral(ast::ExprNumberLiteral {
@@ -696,6 +724,26 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
+    /// The string an expression holds: a literal, a name the function bound to one, or the
+    /// module's constant (`os.environ[CUDA_ENVVAR]`).
+    pub(crate) fn string_of<'e>(&'e self, expr: &'e Expr) -> Option<&'e str> {
+        let Expr::Name(name) = expr else {
+            return string(expr);
+        };
+        let id = name.id.as_str();
+        if let Some(text) = self.function.flow.strings.get(id) {
+            return Some(text);
+        }
+        // The module's when no scope inside it binds the name.
+        let bound_inside = self.scopes[1..]
+            .iter()
+            .any(|scope| scope.lookup(id).is_some());
+        match bound_inside {
+            true => None,
+            false => self.constants.get(id).map(String::as_str),
+        }
+    }
+
     /// The dotted path an expression names through imports, when it names a library's item.
     /// Resolving is cheaper than keeping what was resolved: a chain is a few lookups.
     pub(crate) fn resolve(&self, expr: &Expr) -> Option<CompactString> {
@@ -710,10 +758,7 @@ impl<'a> Checker<'a, '_> {
                     && call.arguments.args.len() == 2 =>
             {
                 let base = self.resolve(&call.arguments.args[0])?;
-                let named = match &call.arguments.args[1] {
-                    Expr::Name(name) => self.function.flow.strings.get(name.id.as_str()).cloned(),
-                    other => string(other).map(str::to_owned),
-                };
+                let named = self.string_of(&call.arguments.args[1]).map(str::to_owned);
                 let attribute = match named {
                     Some(text) => text,
                     // `getattr(torch, device_type)`: whichever accelerator's module it is,

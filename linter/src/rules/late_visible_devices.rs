@@ -36,7 +36,8 @@ declare_rule! {
     ///
     /// ## In Python
     /// `os.environ["CUDA_VISIBLE_DEVICES"] = ...`, `os.environ.setdefault(...)`,
-    /// `os.environ.update(...)` and `os.putenv(...)` of these variables, in library code, and in a
+    /// `os.environ.update(...)` and `os.putenv(...)` of these variables (named by a literal, or by
+    /// a string constant of the module: `os.environ[CUDA_ENVVAR]`), in library code, and in a
     /// script after CUDA may have started (a `torch.cuda` call, `.cuda()`, a tensor on a GPU):
     /// ```python
     /// def main():

@@ -44,7 +44,7 @@ impl Checker<'_, '_> {
                     self.assign_chosen_tuple(&names.elts, value);
                 }
                 Expr::Subscript(subscript) if self.resolves_to(&subscript.value, "os.environ") => {
-                    if let Some(variable) = string(&subscript.slice) {
+                    if let Some(variable) = self.string_of(&subscript.slice) {
                         self.set_env(variable.to_owned(), range(target));
                     }
                 }

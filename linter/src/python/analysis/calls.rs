@@ -61,7 +61,9 @@ impl<'a> Checker<'a, '_> {
                         }
                     }
                     Role::SetEnvVar => {
-                        if let Some(variable) = call.arguments.find_positional(0).and_then(string) {
+                        if let Some(variable) =
+                            (call.arguments.find_positional(0)).and_then(|key| self.string_of(key))
+                        {
                             self.set_env(variable.to_owned(), span.clone());
                         }
                     }

@@ -7,14 +7,16 @@ use ruff_python_ast::{self as ast, Expr};
 
 use crate::analysis::Event;
 use crate::python::checker::Checker;
-use crate::python::semantic::{range, string};
+use crate::python::semantic::range;
 
 impl<'a> Checker<'a, '_> {
     /// `os.environ.setdefault(...)`, `os.environ.update(...)`.
     pub(crate) fn environ_call(&mut self, call: &ast::ExprCall, method: &str) {
         match method {
             "setdefault" | "__setitem__" => {
-                if let Some(variable) = call.arguments.find_positional(0).and_then(string) {
+                if let Some(variable) =
+                    (call.arguments.find_positional(0)).and_then(|key| self.string_of(key))
+                {
                     self.set_env(variable.to_owned(), range(call));
                 }
             }
@@ -28,7 +30,9 @@ impl<'a> Checker<'a, '_> {
                 if let Some(Expr::Dict(dict)) = call.arguments.find_positional(0) {
                     variables.extend(
                         dict.iter()
-                            .filter_map(|item| item.key.as_ref().and_then(string))
+                            .filter_map(|item| {
+                                item.key.as_ref().and_then(|key| self.string_of(key))
+                            })
                             .map(str::to_owned),
                     );
                 }
