@@ -19,8 +19,8 @@ use super::semantic::Semantic;
 use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{
-    device_string, device_variant, idents, impl_owner, last_name, literal_usize, pattern_names,
-    peel, range, shown, variable,
+    device_variant, idents, impl_owner, last_name, literal_usize, parsed_device_string,
+    pattern_names, peel, range, shown, variable,
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
@@ -469,10 +469,10 @@ impl<'a> Checker<'_, 'a> {
             return;
         }
         if call.method == "parse"
-            && let Some(ordinal) = device_string(&call.receiver)
+            && let Some((ordinal, written)) = parsed_device_string(&call.receiver)
         {
             self.analyses
-                .on_device_string(&mut self.events, ordinal, range(call.receiver.span()));
+                .on_device_string(&mut self.events, ordinal, range(written.span()));
         }
         let receiver = self.sem.infer(&call.receiver);
         self.visit_expr(&call.receiver);

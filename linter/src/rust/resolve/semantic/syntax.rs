@@ -146,6 +146,26 @@ pub(in crate::rust::resolve) fn device_string(expr: &Expr) -> Option<u128> {
     }
 }
 
+/// The device string a `.parse()` of `receiver` reads, and where it is written: the receiver
+/// itself (`"cuda:1".parse()`), or the default it falls back to when the caller gave none
+/// (`name.unwrap_or("cuda:0").parse()`, `unwrap_or_else(|| "cuda:0")`), into whatever type
+/// the project parses devices into.
+pub(in crate::rust::resolve) fn parsed_device_string(receiver: &Expr) -> Option<(u128, &Expr)> {
+    let written = match receiver {
+        Expr::MethodCall(call) if call.args.len() == 1 && call.method == "unwrap_or" => {
+            &call.args[0]
+        }
+        Expr::MethodCall(call) if call.args.len() == 1 && call.method == "unwrap_or_else" => {
+            match &call.args[0] {
+                Expr::Closure(closure) if closure.inputs.is_empty() => &*closure.body,
+                _ => return None,
+            }
+        }
+        other => other,
+    };
+    Some((device_string(written)?, written))
+}
+
 pub(in crate::rust::resolve) fn is_arithmetic(op: &syn::BinOp) -> bool {
     matches!(
         op,
