@@ -755,8 +755,10 @@ impl Checker<'_, '_> {
                     self.look_at_param(&attribute.value);
                 }
                 // An API used as a value (`fn = torch.cuda.set_device`, the legacy tensor type
-                // converted to: `imgs.type(torch.cuda.HalfTensor)`).
-                if let Some(path) = self.resolve(expr)
+                // converted to: `imgs.type(torch.cuda.HalfTensor)`). Most attributes end no
+                // table's path, and are told apart by their last name before being resolved.
+                if self.api.ends_an_item(attribute.attr.as_str())
+                    && let Some(path) = self.resolve(expr)
                     && let Some(entry) = self.item(&path)
                     && match entry.role {
                         Role::SetCurrentDevice | Role::ImplicitDevice { .. } => true,
