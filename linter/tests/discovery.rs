@@ -254,7 +254,7 @@ fn symbolic_links_are_linted_as_cargo_builds_them() {
     assert!(
         stderr(&output).contains(
             "note: src/pick.rs is also reached as src/zz_alias.rs (a symbolic link): it is linted \
-             once, under the name the walk reached first"
+             once, under the first name"
         ),
         "{}",
         stderr(&output)

@@ -75,8 +75,8 @@ pub(crate) enum FileId {
 #[derive(Debug, Default)]
 pub(crate) struct Seen {
     taken: HashMap<FileId, PathBuf>,
-    /// (a second name, the name taken).
-    aliases: Vec<(PathBuf, PathBuf)>,
+    /// The files' other names, each with its file.
+    aliases: Vec<(PathBuf, FileId)>,
 }
 
 impl Seen {
@@ -90,25 +90,40 @@ impl Seen {
             }
             Entry::Occupied(taken) => {
                 if taken.get() != path {
-                    self.aliases.push((path.to_owned(), taken.get().clone()));
+                    self.aliases.push((path.to_owned(), taken.key().clone()));
                 }
                 false
             }
         }
     }
 
+    /// Takes `path`, a second name of a file taken as `taken`, in its place: the file is
+    /// linted under the name it has where it is, not under a symbolic link's.
+    fn rename(&mut self, taken: &Path, path: &Path) {
+        let id = file_id(path);
+        if let Some(name) = self.taken.get_mut(&id) {
+            *name = path.to_owned();
+            self.aliases.push((taken.to_owned(), id));
+        }
+    }
+
     /// A line for stderr on the files reached under a second name (symbolic links), if any,
     /// with paths shown by `name`.
     pub(crate) fn note(&self, name: impl Fn(&Path) -> String) -> Option<String> {
-        let (alias, first) = self.aliases.first()?;
-        let more = match self.aliases.len() - 1 {
+        // Each other name with the name its file is linted under.
+        let aliases: Vec<(&PathBuf, &PathBuf)> = (self.aliases.iter())
+            .filter_map(|(alias, id)| Some((alias, self.taken.get(id)?)))
+            .filter(|(alias, name)| alias != name)
+            .collect();
+        let (alias, first) = aliases.first()?;
+        let more = match aliases.len() - 1 {
             0 => String::new(),
             1 => "; so was 1 other file".to_owned(),
             n => format!("; so were {n} other files"),
         };
         Some(format!(
-            "{} is also reached as {} (a symbolic link): it is linted once, under the name the \
-             walk reached first{more}",
+            "{} is also reached as {} (a symbolic link): it is linted once, under the first name \
+             (for a Python file, the one that goes through no link){more}",
             name(first),
             name(alias)
         ))
@@ -208,6 +223,7 @@ fn is_python_output(entry: &ignore::DirEntry) -> bool {
 /// `excluded` names. A file given by name is taken whatever the ignore files say.
 pub(crate) fn python(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut Seen) -> Walked {
     let mut walked = Walked::default();
+    let mut renamed = false;
     let entries = ignore::WalkBuilder::new(root)
         .follow_links(true)
         .require_git(false)
@@ -244,11 +260,37 @@ pub(crate) fn python(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut S
                 .take_while(|dir| dir.starts_with(root) && *dir != root)
                 .any(excluded)
         };
-        if is_python && !excluded() && seen.take(path) {
+        if !is_python || excluded() {
+            continue;
+        }
+        if seen.take(path) {
             walked.files.push(entry.into_path());
+            continue;
+        }
+        // A module is named by where it is: a package that a benchmark links to
+        // (`benchmarks/a/pkg -> ../../pkg`) is linted as the package, not as the benchmark's.
+        if !through_link(path, root)
+            && let Some(taken) = walked
+                .files
+                .iter_mut()
+                .find(|taken| through_link(taken, root) && file_id(taken) == file_id(path))
+        {
+            seen.rename(taken, path);
+            *taken = entry.into_path();
+            renamed = true;
         }
     }
+    if renamed {
+        walked.files.sort();
+    }
     walked
+}
+
+/// Whether `path`, below `root`, is reached through a symbolic link (to itself or a folder).
+fn through_link(path: &Path, root: &Path) -> bool {
+    path.ancestors()
+        .take_while(|at| *at != root && at.starts_with(root))
+        .any(Path::is_symlink)
 }
 
 /// Whether a path names a source file of the language of `extension` (`rs`, `py`), as far as
@@ -391,6 +433,35 @@ mod tests {
                 "pkg/dist/__init__.py",
                 "pkg/dist/utils.py"
             ]
+        );
+    }
+
+    /// A package that a benchmark links to is linted where it is, whichever name the walk
+    /// reaches first.
+    #[cfg(unix)]
+    #[test]
+    fn python_files_are_named_where_they_are_not_by_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/__init__.py"), "").unwrap();
+        std::fs::write(root.join("pkg/worker.py"), "").unwrap();
+        std::fs::create_dir_all(root.join("benchmarks/speed")).unwrap();
+        std::os::unix::fs::symlink("../../pkg", root.join("benchmarks/speed/pkg")).unwrap();
+        let mut seen = Seen::default();
+        let walked = python(&root, &|_| false, &mut seen);
+        let found: Vec<String> = (walked.files.iter())
+            .map(|path| path.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(found, ["pkg/__init__.py", "pkg/worker.py"]);
+        let note = seen.note(|path| path.strip_prefix(&root).unwrap().display().to_string());
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "pkg/__init__.py is also reached as benchmarks/speed/pkg/__init__.py (a symbolic \
+                 link): it is linted once, under the first name (for a Python file, the one that \
+                 goes through no link); so was 1 other file"
+            )
         );
     }
 }
