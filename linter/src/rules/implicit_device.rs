@@ -9,7 +9,9 @@ declare_rule! {
     /// Flags code outside entry points that lets something other than its caller choose the
     /// device: a default or "best available" device (tch `Device::cuda_if_available()`, also
     /// passed as a function value, `FLOAT_CUDA`-style constants, burn's `Device::default()`,
-    /// `B::Device::default()`, `Default::default()` where a burn tensor's device goes and
+    /// `B::Device::default()`, `Default::default()` where a burn device goes (a tensor's, a
+    /// device parameter of the workspace's own functions, directly or through a name bound to
+    /// it, a `DispatchDevice` variant; not for a backend that has only the CPU) and
     /// `WgpuDevice::DefaultDevice`), or a call that acts on whatever device is current (the
     /// runtime's `implicit::current_device()` and `Tensor::cuda()`, cudarc calls that allocate,
     /// load or synchronize in the current context, unless the function made a context current

@@ -127,6 +127,11 @@ pub struct Model {
     members: HashMap<CompactString, Vec<MemberOf>>,
     /// The names of the types that have such members: a type worth resolving where it is held.
     pub member_owners: NameSet,
+    /// The places of the device parameters of the workspace's functions, by the functions'
+    /// names ([`summary::ModuleSummary::device_params`]).
+    device_params: HashMap<CompactString, Vec<(CrateId, ModulePath, Vec<usize>)>>,
+    /// The names of those functions: a call worth resolving to see what it is handed.
+    pub takes_device: NameSet,
 }
 
 /// A member of a type, and the module whose names its type is written with.
@@ -350,6 +355,14 @@ impl<'a> Builder<'a> {
                     ty: member.ty.clone(),
                 });
         }
+        for (function, places) in &summary.device_params {
+            self.model.takes_device.insert(function);
+            self.model
+                .device_params
+                .entry(CompactString::from(function))
+                .or_default()
+                .push((krate, path.clone(), places.clone()));
+        }
         self.model
             .files
             .entry(file.to_path_buf())
@@ -471,20 +484,35 @@ impl Model {
     pub fn member(&self, owner: &str, name: &str) -> Option<(&str, CrateId, &[String])> {
         let (module, last) = owner.rsplit_once("::")?;
         self.members.get(last)?.iter().find_map(|member| {
-            let krate = &self.crates[member.krate];
-            let inside = module.strip_prefix(krate.name.as_str())?;
-            let same_module = match inside.strip_prefix("::") {
-                Some(rest) => rest
-                    .split("::")
-                    .eq(member.module.iter().map(String::as_str)),
-                None => inside.is_empty() && member.module.is_empty(),
-            };
+            let same_module = self.names_module(module, member.krate, &member.module);
             (member.name == name && same_module).then_some((
                 member.ty.as_str(),
                 member.krate,
                 member.module.as_slice(),
             ))
         })
+    }
+
+    /// The places of the device parameters of the workspace's function `path` (its full path,
+    /// crate name first); none for a function that takes no device or is no workspace's.
+    pub fn device_params(&self, path: &str) -> &[usize] {
+        let Some((module, name)) = path.rsplit_once("::") else {
+            return &[];
+        };
+        (self.device_params.get(name).into_iter().flatten())
+            .find(|(krate, at, _)| self.names_module(module, *krate, at))
+            .map_or(&[], |(_, _, places)| places.as_slice())
+    }
+
+    /// Whether the full path `module` (crate name first) names the module `at` of `krate`.
+    fn names_module(&self, module: &str, krate: CrateId, at: &[String]) -> bool {
+        let Some(inside) = module.strip_prefix(self.crates[krate].name.as_str()) else {
+            return false;
+        };
+        match inside.strip_prefix("::") {
+            Some(rest) => rest.split("::").eq(at.iter().map(String::as_str)),
+            None => inside.is_empty() && at.is_empty(),
+        }
     }
 
     /// The crates and module paths that include `file`.

@@ -173,6 +173,9 @@ pub struct ModuleSummary {
     /// The fields and methods of the module's types whose types name a type that `wanted`
     /// took ([`summarize`]).
     pub members: Vec<Member>,
+    /// The module's functions that take a device, each with the places of its device
+    /// parameters (`fn train<B>(config: &Config, device: &B::Device)`: 1).
+    pub device_params: Vec<(String, Vec<usize>)>,
 }
 
 /// Reads the module-level summary of a file's tokens; `wanted` tells the type names whose
@@ -364,6 +367,13 @@ impl Reader<'_, '_> {
                     name_at
                 };
                 if let Some(name) = self.tokens.ident(name_at) {
+                    let places = match keyword {
+                        "fn" => self.device_parameters(name_at),
+                        _ => Vec::new(),
+                    };
+                    if !places.is_empty() {
+                        summary.device_params.push((name.clone(), places));
+                    }
                     summary.items.push(Item {
                         name,
                         kind: ItemKind::Value,

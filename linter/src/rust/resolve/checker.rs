@@ -10,6 +10,8 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, Item, Pat, Stmt, Token, Type};
 
+mod default_devices;
+
 use super::FileContext;
 use super::analysis::entry::is_cfg_test;
 use super::analysis::macros::{self, Body};
@@ -63,6 +65,7 @@ pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event
         body: None,
         kind_asked: false,
         reporting: false,
+        untyped_defaults: Vec::new(),
     };
     checker
         .sem
@@ -92,6 +95,9 @@ struct Checker<'c, 'a> {
     /// Inside a macro that tells a person something (`println!`, `log::info!`): a device read
     /// there is reported, not used.
     reporting: bool,
+    /// Names bound to `Default::default()` of no written type (`let device =
+    /// Default::default();`), whose type is what they are handed to.
+    untyped_defaults: Vec<(String, syn::ExprPath)>,
 }
 
 impl<'a> Checker<'_, 'a> {
@@ -326,82 +332,10 @@ impl<'a> Checker<'_, 'a> {
                 }
                 (Role::TensorConstructor { device }, _)
                     if *device == index && self.default_device_argument(arg) => {}
+                (Role::Variant { payload }, _) if self.default_payload(payload, &[arg]) => {}
                 _ => self.visit_expr(arg),
             }
         }
-    }
-
-    /// `Tensor::ones(shape, &Default::default())` in a file that uses burn: the argument's
-    /// type is the backend's device, so `Default::default()` is its default device.
-    fn default_device_argument(&mut self, arg: &Expr) -> bool {
-        let value = match arg {
-            Expr::Reference(reference) => &*reference.expr,
-            other => other,
-        };
-        let Some(func) = self.default_call(value) else {
-            return false;
-        };
-        let Some(found) = self.sem.burn_default() else {
-            return false;
-        };
-        self.use_default(func, found);
-        true
-    }
-
-    /// `let d: B::Device = Default::default();` and `let d: Device = Default::default();`.
-    fn check_default_call(&mut self, ty: &Type, init: &Expr) {
-        let Some(func) = self.default_call(init) else {
-            return;
-        };
-        let Type::Path(declared) = ty else { return };
-        if declared.qself.is_some() {
-            return;
-        }
-        let found = match self.sem.resolve(&declared.path) {
-            Resolution::Generic { rest } if rest.last().is_some_and(|last| last == "Device") => {
-                self.sem.burn_default()
-            }
-            Resolution::Path { path, local: false } => {
-                let path = format!("{}::default", path.join("::"));
-                self.sem.cx.api.item(&path).map(|entry| (path, entry))
-            }
-            _ => None,
-        };
-        if let Some(found) = found {
-            self.use_default(func, found);
-        }
-    }
-
-    /// The callee of `expr` when it is `Default::default()`.
-    fn default_call<'e>(&self, expr: &'e Expr) -> Option<&'e syn::ExprPath> {
-        let Expr::Call(call) = expr else {
-            return None;
-        };
-        let Expr::Path(func) = &*call.func else {
-            return None;
-        };
-        let is_default = call.args.is_empty()
-            && matches!(
-                self.sem.resolve(&func.path),
-                Resolution::Path { path, .. } if path.join("::") == "std::default::Default::default"
-            );
-        is_default.then_some(func)
-    }
-
-    /// The default device `found` chosen where `func` (`Default::default`) is called.
-    fn use_default(&mut self, func: &syn::ExprPath, (path, entry): (String, &'a Entry)) {
-        self.use_api(ApiUse {
-            entry,
-            path,
-            shown: shown(&func.path),
-            span: range(func.span()),
-            as_value: false,
-            literal_ordinal: None,
-            ordinal_from: None,
-            after_bind: false,
-            helper: None,
-            chooser: None,
-        });
     }
 
     /// What follows the braces at `span` (a `match`'s, an `if`'s first block: only an `if`
@@ -671,6 +605,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
         };
         self.analyses.on_let(&self.sem, &names, &init.expr);
         self.visit_expr(&init.expr);
+        self.note_untyped_default(&local.pat, &init.expr);
         if let Some((_, diverge)) = &init.diverge {
             self.visit_expr(diverge);
         }
@@ -821,6 +756,12 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 self.analyses
                     .on_call_arguments(&self.sem, &last.ident, &call.args);
                 call.args.iter().for_each(|arg| self.visit_expr(arg));
+                if self.sem.cx.model.takes_device.contains_ident(&last.ident)
+                    && let Resolution::Path { path, .. } = self.sem.resolve(&func.path)
+                {
+                    let args: Vec<&Expr> = call.args.iter().collect();
+                    self.defaults_handed(&func.path, &path.join("::"), &args);
+                }
             }
         }
     }

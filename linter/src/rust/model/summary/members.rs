@@ -3,7 +3,9 @@
 //! (`devices: Vec<Arc<CudaDevice>>`, `fn device(&self, i: usize) -> Arc<CudaDevice>`); and the
 //! associated types of impls, whatever they name (`type Context = CudaState;`). Another
 //! file that holds such a type learns from them what `self.devices.device(i)` is, though it
-//! parses only itself. They are read from the tokens, as the rest of the summary is.
+//! parses only itself. Also which parameters of a module's functions are devices, so that
+//! another file knows what it hands them. They are read from the tokens, as the rest of the
+//! summary is.
 
 use super::{Reader, TokenKind};
 
@@ -59,6 +61,34 @@ impl Reader<'_, '_> {
             let to = self.tokens.tokens[end - 1].end as usize;
             self.tokens.text[from..to].to_owned()
         })
+    }
+
+    /// The places of the device parameters of the `fn` whose name is at `name_at`: those whose
+    /// type is a path that a name ending in `Device` ends (`&B::Device`, `WgpuDevice`,
+    /// `<B as Backend>::Device`), not a type that holds one (`Option<Device>`). A receiver
+    /// (`&self`) takes no place.
+    pub(super) fn device_parameters(&self, name_at: usize) -> Vec<usize> {
+        let open = self.until(name_at + 1, &[TokenKind::OpenParen], &[]);
+        if self.kind(open) != Some(TokenKind::OpenParen) {
+            return Vec::new();
+        }
+        let close = (self.tokens.after_group(open) - 1).min(self.end);
+        let (mut places, mut place, mut at) = (Vec::new(), 0, open + 1);
+        while at < close {
+            let end = self.until(at, &[TokenKind::Comma], &[]).min(close);
+            let typed = (at..end).any(|index| self.kind(index) == Some(TokenKind::Colon));
+            if typed {
+                let last = end - 1;
+                if self.kind(last) == Some(TokenKind::Ident)
+                    && self.tokens.text(last).ends_with("Device")
+                {
+                    places.push(place);
+                }
+                place += 1;
+            }
+            at = end + 1;
+        }
+        places
     }
 
     /// Steps over outer attributes and a visibility at `at`, as an item's are read.
