@@ -10,6 +10,7 @@ mod lex;
 pub mod summary;
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -47,6 +48,21 @@ pub struct Module {
     globs: Vec<(Vec<String>, Visibility)>,
     /// Inside `#[cfg(test)]`.
     pub cfg_test: bool,
+}
+
+impl Module {
+    /// Adds the names of `twin`, a module of the same path; a name both import keeps this
+    /// module's meaning.
+    fn merge(&mut self, twin: Module) {
+        for (name, items) in twin.items {
+            self.items.entry(name).or_default().extend(items);
+        }
+        for (name, import) in twin.imports {
+            self.imports.entry(name).or_insert(import);
+        }
+        self.globs.extend(twin.globs);
+        self.cfg_test &= twin.cfg_test;
+    }
 }
 
 /// A crate of the workspace: a target, or a file that no target's module tree reaches.
@@ -406,7 +422,15 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        self.model.crates[krate].modules.insert(path, module);
+        // Twins of one name under opposite `cfg`s (`#[cfg(feature = "cuda")] mod imp` and
+        // `#[cfg(not(feature = "cuda"))] mod imp`) are one module of both their names: each is
+        // linted, with what it imports.
+        match self.model.crates[krate].modules.entry(path) {
+            Entry::Occupied(mut twin) => twin.get_mut().merge(module),
+            Entry::Vacant(vacant) => {
+                vacant.insert(module);
+            }
+        }
     }
 
     /// Whether a file is a module of some crate.
