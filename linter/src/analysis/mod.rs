@@ -119,6 +119,25 @@ pub struct ApiUse<'a> {
     pub chooser: Option<Chooser>,
 }
 
+impl<'a> ApiUse<'a> {
+    /// A call of `entry` (whose canonical path is `path`), shown as `shown` at `span`, with
+    /// nothing else known of it.
+    pub fn new(entry: &'a Entry, path: String, shown: String, span: Range<usize>) -> ApiUse<'a> {
+        ApiUse {
+            entry,
+            path,
+            shown,
+            span,
+            as_value: false,
+            literal_ordinal: None,
+            ordinal_from: None,
+            after_bind: false,
+            helper: None,
+            chooser: None,
+        }
+    }
+}
+
 /// What the rules see, in source order.
 #[derive(Debug)]
 pub enum Event<'a> {

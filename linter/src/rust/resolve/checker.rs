@@ -786,17 +786,10 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             Role::ImplicitDevice { .. } | Role::CurrentDeviceUser | Role::SetCurrentDevice
         );
         if chooses || entry.may_fall_back {
+            let (shown, span) = (shown(&path.path), range(path.span()));
             self.use_api(ApiUse {
-                entry,
-                path: canonical,
-                shown: shown(&path.path),
-                span: range(path.span()),
                 as_value: true,
-                literal_ordinal: None,
-                ordinal_from: None,
-                after_bind: false,
-                helper: None,
-                chooser: None,
+                ..ApiUse::new(entry, canonical, shown, span)
             });
         }
     }

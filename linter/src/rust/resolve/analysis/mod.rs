@@ -187,18 +187,8 @@ impl Analyses {
         if written.reported {
             self.function.fallback.looked_at(written.span.clone());
         }
-        let use_ = ApiUse {
-            entry: sem.cx.api.best_available(),
-            path: String::new(),
-            shown: written.shown,
-            span: written.span,
-            as_value: false,
-            literal_ordinal: None,
-            ordinal_from: None,
-            after_bind: false,
-            helper: None,
-            chooser: None,
-        };
+        let entry = sem.cx.api.best_available();
+        let use_ = ApiUse::new(entry, String::new(), written.shown, written.span);
         self.on_api_use(events, use_);
     }
 

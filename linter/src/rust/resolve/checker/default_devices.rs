@@ -166,17 +166,7 @@ impl<'a> Checker<'_, 'a> {
 
     /// The default device `found` chosen where `func` (`Default::default`) is called.
     fn use_default(&mut self, func: &syn::ExprPath, (path, entry): (String, &'a Entry)) {
-        self.use_api(ApiUse {
-            entry,
-            path,
-            shown: shown(&func.path),
-            span: range(func.span()),
-            as_value: false,
-            literal_ordinal: None,
-            ordinal_from: None,
-            after_bind: false,
-            helper: None,
-            chooser: None,
-        });
+        let (shown, span) = (shown(&func.path), range(func.span()));
+        self.use_api(ApiUse::new(entry, path, shown, span));
     }
 }
