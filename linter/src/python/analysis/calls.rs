@@ -360,8 +360,16 @@ impl<'a> Checker<'a, '_> {
     /// `other` not: the CUDA type of a tensor on any GPU moves `t` to the current one.
     fn type_as(&mut self, receiver: &Expr, other: Tensor, from_dot: Range<usize>) {
         // Made on the CPU: a factory without `device=` (also through a name), `.cpu()`, or
-        // `torch.tensor(...)` and `torch.from_numpy(...)`, which always make one there.
-        let made = match receiver {
+        // `torch.tensor(...)` and `torch.from_numpy(...)`, which always make one there, also
+        // through a view of it (`torch.tensor([0.5, 0.5]).view(1, 2)`).
+        let mut made = receiver;
+        while let Expr::Call(call) = made
+            && let Expr::Attribute(method) = &*call.func
+            && self.api.names.keeps_device.contains(method.attr.as_str())
+        {
+            made = &method.value;
+        }
+        let made = match made {
             Expr::Call(made)
                 if made.arguments.find_keyword("device").is_none()
                     && (self.resolves_to(&made.func, "torch.tensor")
