@@ -133,6 +133,9 @@ pub(crate) struct FnState {
     /// Inside a branch that an availability check chose: the check, where it is, and where the
     /// `if` ends (a device it binds falls back if it is used after).
     pub(crate) checked_branch: Option<(String, Range<usize>, usize)>,
+    /// Whether an `assert` of an availability check came before: what follows runs only where a
+    /// GPU is, as in that check's branch.
+    pub(crate) asserted_available: bool,
     /// Whether it returns a device that an availability check chose, without a word: its later
     /// checks (`if torch.xpu.is_available(): return "xpu"`) are one choice with the first.
     pub(crate) returns_fallback: bool,
@@ -521,10 +524,11 @@ impl Checker<'_, '_> {
                     self.model_returned(value);
                 }
             }
-            Stmt::Assert(_) => {
+            Stmt::Assert(assert) => {
                 self.looking += 1;
                 visitor::walk_stmt(self, stmt);
                 self.looking -= 1;
+                self.function.asserted_available |= self.mentions_availability(&assert.test);
             }
             // Each branch starts from what held before it; afterwards a device string bound in
             // any branch may be what the name holds (`arg = "cuda:0"` in one branch, `"cpu"` in

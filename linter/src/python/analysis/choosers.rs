@@ -162,15 +162,16 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// `if torch.cuda.is_available(): return f"cuda:{local_rank}"`: a GPU the function picked
-    /// (its index from the environment or the process group, not from its caller) once it found
-    /// one available; or a name bound so in such a branch (`device = "cuda:{}".format(rank)`,
+    /// (its index from the environment, the process group or the free memory, not from its
+    /// caller) once it found one available (in the check's branch, or after an `assert` of it);
+    /// or a name bound so in such a branch (`device = "cuda:{}".format(rank)`,
     /// then `return torch.device(device)`).
     fn gpu_when_available(&self, value: &Expr) -> bool {
         let held = |value: &Expr| {
             matches!(value, Expr::Name(name)
                 if self.function.flow.gpu_names.contains(name.id.as_str()))
         };
-        let in_branch = self.function.checked_branch.is_some();
+        let in_branch = self.function.checked_branch.is_some() || self.function.asserted_available;
         match value {
             Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => call
                 .arguments
@@ -181,7 +182,8 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// Whether a value written here names a GPU without taking it from the caller: `"cuda"`,
-    /// `f"cuda:{rank}"`, `"cuda:{}".format(rank)`, `"cuda:" + str(rank)`, `torch.device("cuda",
+    /// `f"cuda:{rank}"`, `"cuda:{}".format(rank)`, `"cuda:" + str(rank)`, `"cuda:%d" % rank`,
+    /// `torch.device("cuda",
     /// index)`.
     pub(crate) fn names_gpu(&self, value: &Expr) -> bool {
         if self.reads_from_caller(value) {
@@ -189,9 +191,9 @@ impl<'a> Checker<'a, '_> {
         }
         match value {
             Expr::FString(f) => starts_with_cuda(f),
-            // `"cuda:" + str(rank)`, `"cuda" + suffix`.
-            Expr::BinOp(sum) if sum.op == ast::Operator::Add => {
-                string(&sum.left).is_some_and(is_cuda)
+            // `"cuda:" + str(rank)`, `"cuda" + suffix`, `"cuda:%d" % index`.
+            Expr::BinOp(built) if matches!(built.op, ast::Operator::Add | ast::Operator::Mod) => {
+                string(&built.left).is_some_and(is_cuda)
             }
             Expr::Call(call) => match &*call.func {
                 Expr::Attribute(method) if method.attr.as_str() == "format" => {

@@ -374,7 +374,7 @@ impl<'a> Checker<'a, '_> {
 
     /// Whether a condition calls something named as an availability check ends
     /// (`is_available`, `device_count`), before anything is resolved.
-    fn mentions_availability(&self, value: &Expr) -> bool {
+    pub(crate) fn mentions_availability(&self, value: &Expr) -> bool {
         match value {
             Expr::Call(call) => self.api.names.ends_availability(last_name(&call.func)),
             Expr::BoolOp(conditions) => conditions
