@@ -97,6 +97,11 @@ impl Seen {
         }
     }
 
+    /// The name the file at `path` was taken under, if it was.
+    fn name_of(&self, path: &Path) -> Option<&PathBuf> {
+        self.taken.get(&file_id(path))
+    }
+
     /// Takes `path`, a second name of a file taken as `taken`, in its place: the file is
     /// linted under the name it has where it is, not under a symbolic link's.
     fn rename(&mut self, taken: &Path, path: &Path) {
@@ -270,13 +275,12 @@ pub(crate) fn python(root: &Path, excluded: &dyn Fn(&Path) -> bool, seen: &mut S
         // A module is named by where it is: a package that a benchmark links to
         // (`benchmarks/a/pkg -> ../../pkg`) is linted as the package, not as the benchmark's.
         if !through_link(path, root)
-            && let Some(taken) = walked
-                .files
-                .iter_mut()
-                .find(|taken| through_link(taken, root) && file_id(taken) == file_id(path))
+            && let Some(taken) = (seen.name_of(path)).filter(|taken| through_link(taken, root))
+            && let Some(slot) = walked.files.iter_mut().find(|file| *file == taken)
         {
-            seen.rename(taken, path);
-            *taken = entry.into_path();
+            let taken = taken.to_owned();
+            seen.rename(&taken, path);
+            *slot = entry.into_path();
             renamed = true;
         }
     }

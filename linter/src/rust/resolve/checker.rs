@@ -178,7 +178,9 @@ impl<'a> Checker<'_, 'a> {
         let outer_body = self
             .body
             .replace((end, best_available::ends_in_error(block)));
+        let outer_defaults = std::mem::take(&mut self.untyped_defaults);
         self.visit_block(block);
+        self.untyped_defaults = outer_defaults;
         self.body = outer_body;
         self.sem.scopes.pop();
         self.analyses.on_fn_exit(&mut self.events, outer);
