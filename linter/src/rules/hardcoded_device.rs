@@ -9,7 +9,8 @@ declare_rule! {
     /// Flags a literal GPU ordinal outside entry points: `Device::Cuda(1)`,
     /// `Device::new_cuda(0)`, `CudaContext::new(0)`, `CudaDevice::new(1)`,
     /// candle's `Device::cuda_if_available(0)`, burn's `Device::cuda(0)`, and
-    /// `"cuda:1".parse()`, also given to a function of the workspace that opens the GPU its
+    /// `"cuda:1".parse()` (also the default of a name the caller may leave out,
+    /// `name.unwrap_or("cuda:0").parse()`, into any type), also given to a function of the workspace that opens the GPU its
     /// caller names (`Worker::new(config, 0)` around `Device::new_cuda(rank)`, followed through
     /// functions that pass their own caller's GPU on). Metal's device 0
     /// (`Device::new_metal(0)`) is the system's default GPU, the one a Mac has, and is not
