@@ -179,20 +179,33 @@ fn nearest_manifest(dir: &Path) -> Option<PathBuf> {
 /// above `dir`, up to the repository's root: the configuration of files that belong to no
 /// workspace (a Python project's, most often).
 fn nearest_config(dir: &Path) -> Option<PathBuf> {
-    for ancestor in dir.ancestors() {
-        let candidate = ancestor.join("placement.toml");
-        if candidate.is_file() {
-            return Some(candidate);
+    NearestConfigs::default().of(dir)
+}
+
+/// [`nearest_config`] of many folders, each folder looked at once: the folders of a tree share
+/// their ancestors.
+#[derive(Debug, Default)]
+struct NearestConfigs(HashMap<PathBuf, Option<PathBuf>>);
+
+impl NearestConfigs {
+    fn of(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.0.get(dir) {
+            return known.clone();
         }
-        let pyproject = ancestor.join("pyproject.toml");
-        if pyproject.is_file() && config::configures(&pyproject) {
-            return Some(pyproject);
-        }
-        if ancestor.join(".git").exists() {
-            break;
-        }
+        let candidate = dir.join("placement.toml");
+        let pyproject = dir.join("pyproject.toml");
+        let found = if candidate.is_file() {
+            Some(candidate)
+        } else if pyproject.is_file() && config::configures(&pyproject) {
+            Some(pyproject)
+        } else if dir.join(".git").exists() {
+            None
+        } else {
+            dir.parent().and_then(|parent| self.of(parent))
+        };
+        self.0.insert(dir.to_path_buf(), found.clone());
+        found
     }
-    None
 }
 
 /// A workspace being discovered: its root manifest as read here, and `cargo metadata`
@@ -397,13 +410,15 @@ pub fn start<'o>(paths: &[PathBuf], options: &'o Options) -> Result<Started<'o>,
     // file, as ruff and cargo take the nearest: its files are linted as that project's.
     if options.config_file.is_none() {
         let mut nearest: HashMap<PathBuf, Option<usize>> = HashMap::new();
+        let mut configs = NearestConfigs::default();
         for (file, index) in &mut python {
             let Some(dir) = file.parent() else { continue };
             let own = match nearest.get(dir) {
                 Some(own) => *own,
                 None => {
                     let root = &discovery.pending[*index].root;
-                    let own = match nearest_config(dir)
+                    let own = match configs
+                        .of(dir)
                         .and_then(|config| config.parent().map(Path::to_path_buf))
                     {
                         Some(folder) if folder != *root && folder.starts_with(root) => {

@@ -4,7 +4,7 @@
 //! each file whose questions to the project are now answered otherwise than when it was last
 //! checked, until the answers settle. A file asks nothing of most projects, and is checked once.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -149,11 +149,21 @@ struct PythonFiles<'s> {
     complete: bool,
     /// Texts to check in place of the files' on disk (an editor's unsaved buffers).
     overlay: &'s HashMap<PathBuf, String>,
+    /// Whether each folder of the files is a package (holds `__init__.py`), looked at once.
+    packages: HashMap<&'s Path, bool>,
 }
 
 impl<'s> PythonFiles<'s> {
     fn new(session: &'s Session, overlay: &'s HashMap<PathBuf, String>) -> PythonFiles<'s> {
+        let folders: HashSet<&Path> = (session.files.iter())
+            .filter(|unit| unit.language == Language::Python)
+            .filter_map(|unit| unit.path.parent())
+            .collect();
+        let packages = (folders.into_iter())
+            .map(|dir| (dir, is_package(dir)))
+            .collect();
         PythonFiles {
+            packages,
             complete: session
                 .requested
                 .iter()
@@ -185,7 +195,10 @@ impl PythonFiles<'_> {
         };
         let text = text(unit, bytes, limit).ok()?;
         let package = &self.session.packages[unit.package].name;
-        let mut cx = context(unit, config, project, package);
+        let in_package = (unit.path.parent()).is_some_and(|dir| {
+            (self.packages.get(dir).copied()).unwrap_or_else(|| is_package(dir))
+        });
+        let mut cx = context(unit, config, project, package, in_package);
         cx.rooted = self.rooted(unit);
         let checked = super::linting(|| check(text.linted(), &cx)).ok()?;
         let settled = Settled {
@@ -361,12 +374,19 @@ pub fn keep_standing(
     });
 }
 
-/// What the Python checker needs of a file, its configuration and the name of its package.
+/// Whether the folder `dir` is a Python package: it holds `__init__.py`.
+pub fn is_package(dir: &Path) -> bool {
+    dir.join("__init__.py").is_file()
+}
+
+/// What the Python checker needs of a file, its configuration, the name of its package and
+/// whether its folder is a Python package ([`is_package`]).
 pub fn context<'a>(
     unit: &FileUnit,
     config: &'a Config,
     project: &'a python::Project,
     package: &str,
+    in_package: bool,
 ) -> python::PyContext<'a> {
     let dir = unit.path.parent();
     let is_init = unit
@@ -376,7 +396,7 @@ pub fn context<'a>(
     python::PyContext {
         api: &config.python_api,
         role: unit.role,
-        in_package: dir.is_some_and(|dir| dir.join("__init__.py").is_file()),
+        in_package,
         module: unit.module.join("."),
         entry_points: &config.entry_points,
         is_init,
