@@ -26,25 +26,24 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
     if module.is_empty() {
         return found;
     }
+    let mentions = Mentions::of(text);
     // Module-level functions, and each class's methods (`__init__` as the class, called to
     // construct one), whose receiver a call does not pass.
     let functions = body.iter().flat_map(|stmt| match stmt {
-        Stmt::FunctionDef(def) => vec![(def, format!("{module}.{}", def.name), 0)],
+        Stmt::FunctionDef(def) => vec![(def, None, 0)],
         Stmt::ClassDef(class) => (class.body.iter())
             .filter_map(|stmt| match stmt {
-                Stmt::FunctionDef(def) => {
-                    let path = match def.name.as_str() {
-                        "__init__" => format!("{module}.{}", class.name),
-                        name => format!("{module}.{}.{name}", class.name),
-                    };
-                    Some((def, path, usize::from(takes_receiver(def))))
-                }
+                Stmt::FunctionDef(def) => Some((
+                    def,
+                    Some(class.name.as_str()),
+                    usize::from(takes_receiver(def)),
+                )),
                 _ => None,
             })
             .collect(),
         _ => Vec::new(),
     });
-    for (def, path, skip) in functions {
+    for (def, class, skip) in functions {
         let positional = def
             .parameters
             .posonlyargs
@@ -52,11 +51,8 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
             .chain(&def.parameters.args);
         // Only a body that names a device at all can place with a parameter: most are not
         // walked again.
-        let source = text
-            .get(usize::from(def.start())..usize::from(def.end()))
-            .unwrap_or("");
         let mut used: Option<FxHashSet<String>> =
-            (!source.contains("cuda") && !source.contains("device")).then(FxHashSet::default);
+            (!mentions.within(def.range())).then(FxHashSet::default);
         for (at, parameter) in positional.enumerate().skip(skip) {
             let name = parameter.parameter.name.as_str();
             let by_name = matches!(name, "device" | "dev")
@@ -67,11 +63,43 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
                     .contains(name)
             };
             if by_name || by_use() {
-                found.push((path.clone(), at - skip, false));
+                let path = match (class, def.name.as_str()) {
+                    (None, name) => format!("{module}.{name}"),
+                    (Some(class), "__init__") => format!("{module}.{class}"),
+                    (Some(class), name) => format!("{module}.{class}.{name}"),
+                };
+                found.push((path, at - skip, false));
             }
         }
     }
     found
+}
+
+/// Where a module's text says `cuda` or `device`, found in one pass over it, so that whether a
+/// function's text does is a lookup.
+struct Mentions(Vec<std::ops::Range<usize>>);
+
+impl Mentions {
+    fn of(text: &str) -> Mentions {
+        let mut found: Vec<std::ops::Range<usize>> = ["cuda", "device"]
+            .iter()
+            .flat_map(|word| {
+                memchr::memmem::find_iter(text.as_bytes(), word).map(|at| at..at + word.len())
+            })
+            .collect();
+        found.sort_unstable_by_key(|range| range.start);
+        Mentions(found)
+    }
+
+    /// Whether one of the words lies wholly inside `range`.
+    fn within(&self, range: ruff_text_size::TextRange) -> bool {
+        let (start, end) = (usize::from(range.start()), usize::from(range.end()));
+        let first = self.0.partition_point(|word| word.start < start);
+        self.0[first..]
+            .iter()
+            .take_while(|word| word.start < end)
+            .any(|word| word.end <= end)
+    }
 }
 
 /// The bare names a function's body hands where a device goes: `set_device(n)`,
