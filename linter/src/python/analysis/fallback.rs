@@ -228,7 +228,7 @@ impl<'a> Checker<'a, '_> {
         match path {
             Some(path) if path.contains('.') => {
                 names.reporting.contains(path)
-                    || (!names.computes(path) && names.reporting.contains(last_name(&call.func)))
+                    || (names.reporting.contains(last_name(&call.func)) && !names.computes(path))
             }
             _ => names.reporting.contains(last_name(&call.func)),
         }
