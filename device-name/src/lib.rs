@@ -1,6 +1,7 @@
 //! Device strings, read with the one grammar of this repository: the runtime's
 //! `"cuda:0".parse::<placement::Device>()`, `#[device_check(expect = "cuda:0")]` and the linter's
-//! reading of string literals all call [`parse`], so a string means the same to each of them and
+//! reading of string literals all call [`parse`] (or [`named`], which only answers whether a
+//! string names a device), so a string means the same to each of them and
 //! a refused one reads the same at compile time, at run time and in a finding.
 //!
 //! The grammar, close to PyTorch's `torch.device` strings (`tests/data/device-strings.toml`
@@ -81,6 +82,18 @@ pub fn parse(text: &str) -> Result<DeviceName, String> {
     ))
 }
 
+/// The device `text` names, if it names one: [`parse`] without the reason a refused string is
+/// refused, which takes a formatted message to say, for callers that only ask (the linter reads
+/// every string literal of a file).
+pub fn named(text: &str) -> Option<DeviceName> {
+    match text {
+        "cpu" | "cpu:0" => Some(DeviceName::Cpu),
+        _ => parse_ordinal(text, text.strip_prefix("cuda:")?)
+            .ok()
+            .map(DeviceName::Cuda),
+    }
+}
+
 fn parse_ordinal(text: &str, digits: &str) -> Result<usize, String> {
     if digits.is_empty() {
         return Err(format!(
@@ -142,6 +155,17 @@ mod tests {
         for (text, device) in accepted {
             let parsed = parse(text).unwrap_or_else(|err| panic!("{text:?} is refused: {err}"));
             assert_eq!(parsed.to_string(), device, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn named_is_parse_without_the_reason() {
+        let table = table();
+        let texts = (entries(&table, "accept", "device").into_iter())
+            .chain(entries(&table, "reject", "reason"))
+            .map(|(text, _)| text);
+        for text in texts.chain(["cuda", "cuda:", "cuda:00", "cuda: 1", "CPU", "cpu:1", "mps"]) {
+            assert_eq!(named(text), parse(text).ok(), "{text:?}");
         }
     }
 

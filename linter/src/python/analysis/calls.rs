@@ -237,7 +237,7 @@ impl<'a> Checker<'a, '_> {
         // else: no module's placement.
         let by_device = map.iter().any(|item| {
             item.key.as_ref().and_then(string).is_some_and(|key| {
-                key == "cuda" || key == "cpu" || placement_device_name::parse(key).is_ok()
+                key == "cuda" || key == "cpu" || placement_device_name::named(key).is_some()
             })
         });
         if by_device {

@@ -19,7 +19,7 @@ impl Checker<'_, '_> {
         if let Some(text) = string(value) {
             let choice = match text {
                 "cuda" => Choice::Current,
-                _ => match placement_device_name::parse(text).ok()? {
+                _ => match placement_device_name::named(text)? {
                     DeviceName::Cuda(ordinal) => Choice::Ordinal(ordinal as u64),
                     DeviceName::Cpu => return None,
                 },
@@ -183,9 +183,7 @@ impl Checker<'_, '_> {
                 .map(|f| f.device.clone()),
             Expr::StringLiteral(_) | Expr::FString(_) => match string(expr)? {
                 "cuda" => Some("cuda".to_owned()),
-                text => placement_device_name::parse(text)
-                    .ok()
-                    .map(|named| named.to_string()),
+                text => placement_device_name::named(text).map(|named| named.to_string()),
             },
             Expr::NumberLiteral(_) => integer(expr).map(|ordinal| format!("cuda:{ordinal}")),
             Expr::Call(call) if self.resolves_to(&call.func, "torch.device") => {

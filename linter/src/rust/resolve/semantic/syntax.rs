@@ -140,7 +140,7 @@ pub(in crate::rust::resolve) fn device_string(expr: &Expr) -> Option<u128> {
     else {
         return None;
     };
-    match placement_device_name::parse(&text.value()).ok()? {
+    match placement_device_name::named(&text.value())? {
         DeviceName::Cuda(ordinal) => Some(ordinal as u128),
         DeviceName::Cpu => None,
     }
