@@ -436,7 +436,15 @@ impl<'a> Checker<'_, 'a> {
     /// The code in a macro call's body, walked where it is code.
     fn visit_macro_body(&mut self, mac: &syn::Macro) {
         match macros::body(&self.sem, mac) {
-            Body::Exprs(exprs) => exprs.iter().for_each(|expr| self.visit_expr(expr)),
+            Body::Exprs(exprs) => {
+                // `matches!(value, Pattern)` compares its value.
+                if last_name(&mac.path) == "matches" {
+                    exprs
+                        .iter()
+                        .for_each(|expr| self.analyses.on_compared(expr));
+                }
+                exprs.iter().for_each(|expr| self.visit_expr(expr));
+            }
             Body::Stmts(stmts) => self.walk_stmts(&stmts),
             Body::None => {}
         }
@@ -644,6 +652,10 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     }
 
     fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+        if matches!(binary.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+            self.analyses.on_compared(&binary.left);
+            self.analyses.on_compared(&binary.right);
+        }
         self.visit_expr(&binary.left);
         self.visit_expr(&binary.right);
         self.analyses.on_binary(&self.sem, &mut self.events, binary);

@@ -127,11 +127,7 @@ pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String]
 pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::ExprMethodCall) {
     // `Device::cuda_if_available().is_cuda()`: looked at where it is made.
     if CHECKS.iter().any(|check| call.method == check) {
-        let mut calls = Vec::new();
-        value_calls(&call.receiver, &mut calls);
-        state
-            .bound
-            .extend(calls.iter().map(|call| range(call.func.span())));
+        on_compared(state, &call.receiver);
         return;
     }
     if !PASS_ALONG.iter().any(|method| call.method == method) {
@@ -144,6 +140,16 @@ pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::Ex
         return;
     };
     bind(state, sem, &[param.ident.to_string()], &call.receiver);
+}
+
+/// `chooser() != Device::Cpu`, `matches!(chooser(), Ok(Device::Cuda(_)))`, before `value` is
+/// walked: the chooser calls whose result it is are looked at where they are made.
+pub(super) fn on_compared(state: &mut State, value: &Expr) {
+    let mut calls = Vec::new();
+    value_calls(value, &mut calls);
+    state
+        .bound
+        .extend(calls.iter().map(|call| range(call.func.span())));
 }
 
 /// Chooser calls whose result `init` is, held by each of `names`: a table's fallback

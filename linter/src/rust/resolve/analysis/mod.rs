@@ -334,6 +334,12 @@ impl Analyses {
         model_code::on_binary(&self.function.model_code, sem, events, binary);
     }
 
+    /// A value compared (an operand of `==` or `!=`, the value of `matches!`), before it is
+    /// walked.
+    pub(super) fn on_compared(&mut self, value: &Expr) {
+        fallback::on_compared(&mut self.function.fallback, value);
+    }
+
     /// The value a `match` or `if let` looks at.
     pub(super) fn on_scrutinee(&mut self, expr: &Expr) {
         fallback::on_scrutinee(&mut self.function.fallback, expr);
