@@ -1,6 +1,7 @@
 //! Which Python files are library code is decided by the project's module graph: a module is
 //! library code when another module imports it (by a bare name from beside it, or by a dotted
-//! name from the project's root, through folders without `__init__.py`), whatever its top level
+//! name from the project's root or a Python project's own root inside it, through folders
+//! without `__init__.py`), whatever its top level
 //! does; a file that no module imports is a program when it runs, and library code when it only
 //! defines things.
 
@@ -231,6 +232,36 @@ fn a_package_under_a_namespace_package_is_imported_by_its_names_from_the_root() 
         ),
     ]);
     assert_eq!(found, ["top/dac/infer.py:6: implicit_device"]);
+}
+
+#[test]
+fn a_python_project_inside_a_repository_is_an_import_root() {
+    // `models/codec/dualcodec/pyproject.toml`: its package is installed and imported as
+    // `dualcodec`, not by its path from the repository's root, also where the imported module is
+    // in a folder without `__init__.py`. A module with a main guard that its package's
+    // command-line module imports is library code.
+    let found = findings(&[
+        (
+            "models/codec/dualcodec/pyproject.toml",
+            "[project]\nname = \"dualcodec\"\n",
+        ),
+        ("models/codec/dualcodec/dualcodec/__init__.py", ""),
+        (
+            "models/codec/dualcodec/dualcodec/infer/voicebox/utils.py",
+            "import torch\n\n\ndef load(path, device=\"cuda\"):\n    \
+             return torch.load(path).to(device)\n\n\nif __name__ == \"__main__\":\n    \
+             load(\"model.pt\")\n",
+        ),
+        (
+            "models/codec/dualcodec/dualcodec/infer/voicebox/cli.py",
+            "def main():\n    from dualcodec.infer.voicebox.utils import load\n\n    \
+             load(\"m.pt\", \"cpu\")\n\n\nif __name__ == \"__main__\":\n    main()\n",
+        ),
+    ]);
+    assert_eq!(
+        found,
+        ["models/codec/dualcodec/dualcodec/infer/voicebox/utils.py:4: implicit_device"]
+    );
 }
 
 #[test]

@@ -151,6 +151,9 @@ struct PythonFiles<'s> {
     overlay: &'s HashMap<PathBuf, String>,
     /// Whether each folder of the files is a package (holds `__init__.py`), looked at once.
     packages: HashMap<&'s Path, bool>,
+    /// Whether each folder of the files and those above them in their workspace is a Python
+    /// project's root ([`is_project_root`]), looked at once.
+    project_roots: HashMap<&'s Path, bool>,
 }
 
 impl<'s> PythonFiles<'s> {
@@ -159,11 +162,22 @@ impl<'s> PythonFiles<'s> {
             .filter(|unit| unit.language == Language::Python)
             .filter_map(|unit| unit.path.parent())
             .collect();
+        let mut project_roots = HashMap::new();
+        for unit in (session.files.iter()).filter(|unit| unit.language == Language::Python) {
+            let root = &session.workspaces[session.packages[unit.package].workspace].root;
+            for dir in (unit.path.ancestors().skip(1)).take_while(|dir| dir.starts_with(root)) {
+                if project_roots.contains_key(dir) {
+                    break;
+                }
+                project_roots.insert(dir, is_project_root(dir));
+            }
+        }
         let packages = (folders.into_iter())
             .map(|dir| (dir, is_package(dir)))
             .collect();
         PythonFiles {
             packages,
+            project_roots,
             complete: session
                 .requested
                 .iter()
@@ -217,31 +231,49 @@ impl PythonFiles<'_> {
         Some((settled, facts))
     }
 
-    /// A file's dotted names from the import roots: its path from its workspace's root, and
-    /// from `src/` when it is there; none for a notebook, which no module imports.
+    /// A file's dotted names from the import roots: its path from its workspace's root and from
+    /// each folder between that holds a Python project's own `pyproject.toml` or `setup.py` (a
+    /// package in a monorepo, `models/codec/dualcodec/dualcodec/...` imported as `dualcodec...`),
+    /// and from a root's `src/` when it is there; none for a notebook, which no module imports.
     fn rooted(&self, unit: &FileUnit) -> Vec<String> {
         if unit.is_notebook() {
             return Vec::new();
         }
         let root = &self.session.workspaces[self.session.packages[unit.package].workspace].root;
-        let Ok(inside) = unit
-            .path
-            .with_extension("")
-            .strip_prefix(root)
-            .map(Path::to_owned)
-        else {
-            return Vec::new();
-        };
-        let parts: Option<Vec<&str>> = inside.iter().map(|part| part.to_str()).collect();
-        let Some(parts) = parts.filter(|parts| parts.len() > 1) else {
-            return Vec::new();
-        };
-        let mut names = vec![parts.join(".")];
-        if parts[0] == "src" {
-            names.push(parts[1..].join("."));
+        let path = unit.path.with_extension("");
+        let roots = (path.ancestors().skip(1))
+            .take_while(|dir| dir.starts_with(root))
+            .filter(|dir| *dir == root || self.project_roots.get(*dir) == Some(&true));
+        // The workspace's root first, then the roots within it.
+        let mut groups = Vec::new();
+        for root in roots {
+            let Some(parts) = path
+                .strip_prefix(root)
+                .ok()
+                .and_then(|inside| {
+                    inside
+                        .iter()
+                        .map(|part| part.to_str())
+                        .collect::<Option<Vec<_>>>()
+                })
+                .filter(|parts| parts.len() > 1)
+            else {
+                continue;
+            };
+            let mut names = vec![parts.join(".")];
+            if parts[0] == "src" {
+                names.push(parts[1..].join("."));
+            }
+            groups.push(names);
         }
-        names
+        groups.into_iter().rev().flatten().collect()
     }
+}
+
+/// Whether the folder `dir` holds a Python project of its own (`pyproject.toml`, `setup.py`),
+/// whose packages are imported by their path from it.
+fn is_project_root(dir: &Path) -> bool {
+    dir.join("pyproject.toml").is_file() || dir.join("setup.py").is_file()
 }
 
 impl Exchange for PythonFiles<'_> {

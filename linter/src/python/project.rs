@@ -204,8 +204,9 @@ pub struct ModuleFile {
     pub module: String,
     /// Its dotted names from the project's import roots: its path from the project's root
     /// (`backend/memory/management.py` → `backend.memory.management`, a namespace package's
-    /// module; `fish_speech/models/dac/inference.py`, a package under namespace packages), and
-    /// without a leading `src`.
+    /// module; `fish_speech/models/dac/inference.py`, a package under namespace packages), from
+    /// each Python project's own root inside it (a folder with a `pyproject.toml` or `setup.py`),
+    /// and without a leading `src`.
     pub rooted: Vec<String>,
     pub summary: Arc<Summary>,
 }
