@@ -214,6 +214,15 @@ fn blank_magics(cell: &str) -> Result<String, ()> {
         let line = &cell[start..end];
         let body = line.trim_end_matches(['\n', '\r']);
         match blank_it {
+            // A cell of another language is blanked from the margin: its indentation (a
+            // `%%writefile`'s function bodies) would be Python's after the lines above it are
+            // gone.
+            true if other_language => {
+                let text = body.trim_start_matches([' ', '\t']);
+                out.push_str(&blank(text));
+                out.extend(std::iter::repeat_n(' ', body.len() - text.len()));
+                out.push_str(&line[body.len()..]);
+            }
             true => {
                 out.push_str(&blank(body));
                 out.push_str(&line[body.len()..]);
@@ -288,6 +297,11 @@ mod tests {
                 "%matplotlib inline\n!nvidia-smi\nfiles = !ls\nmodel?\nif x:\n    !ls\nz = a % b\n",
             ),
             ("code", "%%bash\necho hi\n"),
+            // A file written by a cell, its indented lines included, is no Python of the notebook.
+            (
+                "code",
+                "%%writefile train.py\ndef main(\n    steps: int,\n):\n  return steps\n",
+            ),
             ("code", "%%time\nw = 1\n"),
             // `%` continuing an expression is Python's operator.
             ("code", "s = (\"%s\"\n     % name)\n??torch.cuda\n"),
@@ -305,10 +319,14 @@ mod tests {
         assert_eq!(lines[7].trim(), "pass");
         assert_eq!(lines[8].trim(), "pass");
         assert_eq!(lines[9].trim(), "pass");
-        assert_eq!(lines[10], "w = 1");
-        assert_eq!(lines[11], "s = (\"%s\"");
-        assert_eq!(lines[12], "     % name)");
-        assert_eq!(lines[13].trim(), "pass");
+        assert_eq!(lines[10], "pass     ");
+        assert_eq!(lines[11], "pass           ");
+        assert_eq!(lines[13], "pass          ");
+        assert_eq!(lines[14].trim(), "pass");
+        assert_eq!(lines[15], "w = 1");
+        assert_eq!(lines[16], "s = (\"%s\"");
+        assert_eq!(lines[17], "     % name)");
+        assert_eq!(lines[18].trim(), "pass");
         let parsed = ruff_python_parser::parse_module(&read.python);
         assert!(parsed.is_ok(), "{:?}", parsed.err());
     }
