@@ -99,6 +99,7 @@ pub(crate) enum Fate {
 pub(crate) fn fate(
     body: &[Stmt],
     name: &str,
+    choice: Range<usize>,
     after: usize,
     reports: &dyn Fn(&ast::ExprCall) -> bool,
 ) -> Fate {
@@ -107,6 +108,9 @@ pub(crate) fn fate(
         reports: &'n dyn Fn(&ast::ExprCall) -> bool,
         /// Where the choice was made: what is looked at before it is the caller's value.
         after: usize,
+        /// Where the name is bound again at the body's level: what is read after it is the new
+        /// value.
+        before: usize,
         /// Inside something that looks at what it contains.
         looking: usize,
         /// Inside an accessor of a device (`.device`, `.is_cuda`).
@@ -119,6 +123,9 @@ pub(crate) fn fate(
     }
     impl<'a> Visitor<'a> for Looks<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if usize::from(stmt.start()) >= self.before {
+                return;
+            }
             if let Stmt::Assert(_) | Stmt::Raise(_) = stmt {
                 self.looking += 1;
                 visitor::walk_stmt(self, stmt);
@@ -129,6 +136,9 @@ pub(crate) fn fate(
         }
 
         fn visit_expr(&mut self, expr: &'a Expr) {
+            if usize::from(expr.start()) >= self.before {
+                return;
+            }
             if let Expr::Call(call) = expr
                 && let Expr::Attribute(method) = &*call.func
             {
@@ -199,10 +209,33 @@ pub(crate) fn fate(
             self.revealing -= usize::from(reveals);
         }
     }
+    // `device = "cuda" if ... else "cpu"` again, later in the same body (a notebook's next
+    // section): the first choice ends where the second is bound (its value still reads the
+    // first). A choice the name is bound from (a flag: `use_cuda = is_available()`, then
+    // `device = torch.device("cuda" if use_cuda else "cpu")`) is held from its first binding on.
+    let bindings: Vec<(ruff_text_size::TextRange, usize)> = (body.iter())
+        .filter_map(|stmt| match stmt {
+            Stmt::Assign(assign)
+                if (assign.targets.iter())
+                    .any(|target| dotted(target).as_deref() == Some(name)) =>
+            {
+                Some((stmt.range(), usize::from(assign.value.end())))
+            }
+            _ => None,
+        })
+        .collect();
+    let holds = bindings.iter().any(|(range, _)| {
+        usize::from(range.start()) <= choice.start && choice.end <= usize::from(range.end())
+    });
+    let before = (bindings.iter())
+        .filter(|(range, _)| usize::from(range.start()) > after)
+        .nth(usize::from(!holds))
+        .map_or(usize::MAX, |(_, end)| *end);
     let mut looks = Looks {
         name,
         reports,
         after,
+        before,
         looking: 0,
         revealing: 0,
         callee: None,
@@ -518,7 +551,7 @@ impl<'a> Checker<'a, '_> {
             // variable by the modules that import it: only a plain name that nothing reads
             // chose nothing.
             let exported = self.qualname.is_empty() && !self.program;
-            let report = match fate(body, &name, after, &|call| {
+            let report = match fate(body, &name, span.clone(), after, &|call| {
                 let path = self.resolve(&call.func);
                 self.reports_value(call, path.as_deref())
                     || path.is_some_and(|path| self.hands_to_looker(call, &path, &name))
