@@ -240,6 +240,20 @@ pub(crate) fn defaulted_ordinal(value: &Expr) -> Option<u64> {
     .flatten()
 }
 
+/// The GPU index a choice between it and the CPU names (`0 if torch.cuda.device_count() > 0
+/// else "cpu"`): GPU 0 wherever a GPU is.
+pub(crate) fn ordinal_or_cpu(value: &Expr) -> Option<u64> {
+    let Expr::If(choice) = value else {
+        return None;
+    };
+    let cpu = |branch: &Expr| string(branch) == Some("cpu");
+    match (integer(&choice.body), integer(&choice.orelse)) {
+        (Some(ordinal), None) if cpu(&choice.orelse) => Some(ordinal),
+        (None, Some(ordinal)) if cpu(&choice.body) => Some(ordinal),
+        _ => None,
+    }
+}
+
 /// The GPU index an f-string that starts `cuda:` takes from a lookup's default
 /// (`f"cuda:{spec.get('cuda_id', 0)}"`), whatever the key, and where that default is written.
 fn looked_up_ordinal(f: &ast::ExprFString) -> Option<(u64, Range<usize>)> {

@@ -13,7 +13,7 @@ use crate::analysis::{ApiUse, Event, Fact, How, MadeOnCpu, says_device, says_gpu
 use crate::api::Entry;
 use crate::python::analysis::calls::Tensor;
 use crate::python::analysis::device_params::gpu_index_in;
-use crate::python::analysis::device_values::{defaulted_ordinal, device_lookup};
+use crate::python::analysis::device_values::{defaulted_ordinal, device_lookup, ordinal_or_cpu};
 use crate::python::checker::Checker;
 use crate::python::project::TensorReturn;
 use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
@@ -577,6 +577,7 @@ impl<'a> Checker<'a, '_> {
             // parameter's default of 0 is.
             if let Some(ordinal) = integer(value)
                 .or_else(|| defaulted_ordinal(value))
+                .or_else(|| ordinal_or_cpu(value))
                 .filter(|_| says_device(name) || says_gpu_index(name))
             {
                 let shown = format!("{name} = {}", self.source(&range(value)));
