@@ -140,7 +140,7 @@ impl Checker<'_, '_> {
     }
 
     /// Whether `value` calls a device chooser of the project that is left the choice.
-    fn chooser_call(&self, value: &Expr) -> bool {
+    pub(crate) fn chooser_call(&self, value: &Expr) -> bool {
         let Expr::Call(call) = value else {
             return false;
         };

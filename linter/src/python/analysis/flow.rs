@@ -294,11 +294,13 @@ impl<'a> Checker<'a, '_> {
             if argument.is_starred_expr() {
                 return;
             }
-            // A device string, a GPU's index (`get_device(0)`), or a name holding a device
-            // string (`device` of `def __init__(self, device="cuda")`).
+            // A device string, a GPU's index (`get_device(0)`), a name holding a device string
+            // (`device` of `def __init__(self, device="cuda")`), or a call of the project's
+            // chooser (`move_to_device(batch, get_default_device())`).
             let named = integer(argument).is_some()
                 || (string(argument).is_some() && self.device_of(argument).is_some())
-                || self.pending_of(argument).is_some();
+                || self.pending_of(argument).is_some()
+                || self.chooser_call(argument);
             if !named {
                 continue;
             }
