@@ -24,6 +24,7 @@ mod target;
 mod walk;
 
 pub(crate) use manifest::normalize;
+pub use python_files::is_package;
 pub use target::{Target, TargetKind};
 
 use std::collections::{HashMap, HashSet};

@@ -99,6 +99,11 @@ pub(super) fn is_notebook(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "ipynb")
 }
 
+/// Whether the folder `dir` is a Python package: it holds `__init__.py`.
+pub fn is_package(dir: &Path) -> bool {
+    dir.join("__init__.py").is_file()
+}
+
 /// The dotted path of each folder as a package (`["pkg", "sub"]`: it and the folders above it
 /// hold `__init__.py`, or it is a folder without one inside a package: a namespace package,
 /// PEP 420), empty for a folder that is no package; each folder is looked at once.
@@ -114,7 +119,7 @@ impl Packages {
             .parent()
             .map(|parent| self.of(parent))
             .unwrap_or_default();
-        if !path.is_empty() || dir.join("__init__.py").is_file() {
+        if !path.is_empty() || is_package(dir) {
             path.extend(dir.file_name().and_then(|n| n.to_str()).map(str::to_owned));
         }
         self.0.insert(dir.to_path_buf(), path.clone());

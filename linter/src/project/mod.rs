@@ -463,7 +463,7 @@ fn lint_unit(run: &Run, unit: FileUnit) -> UnitResult {
                     Some(settled) => settled.findings.clone(),
                     None => {
                         let package = &run.session.packages[unit.package].name;
-                        let in_package = (unit.path.parent()).is_some_and(python_files::is_package);
+                        let in_package = (unit.path.parent()).is_some_and(discover::is_package);
                         let cx =
                             python_files::context(&unit, config, &run.python, package, in_package);
                         let mut findings = python_files::lint(python.linted(), &cx);

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::analysis::Event;
 use crate::config::Config;
 use crate::diagnostic::{Finding, Level, Requirement};
-use crate::discover::{FileUnit, Session};
+use crate::discover::{FileUnit, Session, is_package};
 use crate::notebook::{self, Cells};
 use crate::python::{self, PyContext};
 use crate::rules;
@@ -404,11 +404,6 @@ pub fn keep_standing(
         }) => project.is_fed(fed, function, parameters),
         _ => true,
     });
-}
-
-/// Whether the folder `dir` is a Python package: it holds `__init__.py`.
-pub fn is_package(dir: &Path) -> bool {
-    dir.join("__init__.py").is_file()
 }
 
 /// What the Python checker needs of a file, its configuration, the name of its package and
