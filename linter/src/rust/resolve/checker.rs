@@ -441,7 +441,7 @@ impl<'a> Checker<'_, 'a> {
                 if last_name(&mac.path) == "matches" {
                     exprs
                         .iter()
-                        .for_each(|expr| self.analyses.on_compared(expr));
+                        .for_each(|expr| self.analyses.on_compared(&self.sem, expr));
                 }
                 exprs.iter().for_each(|expr| self.visit_expr(expr));
             }
@@ -653,8 +653,8 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
 
     fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
         if matches!(binary.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
-            self.analyses.on_compared(&binary.left);
-            self.analyses.on_compared(&binary.right);
+            self.analyses.on_compared(&self.sem, &binary.left);
+            self.analyses.on_compared(&self.sem, &binary.right);
         }
         self.visit_expr(&binary.left);
         self.visit_expr(&binary.right);

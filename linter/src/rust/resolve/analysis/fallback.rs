@@ -127,7 +127,7 @@ pub(super) fn on_let(state: &mut State, sem: &Semantic<'_, '_>, names: &[String]
 pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::ExprMethodCall) {
     // `Device::cuda_if_available().is_cuda()`: looked at where it is made.
     if CHECKS.iter().any(|check| call.method == check) {
-        on_compared(state, &call.receiver);
+        on_compared(state, sem, &call.receiver);
         return;
     }
     if !PASS_ALONG.iter().any(|method| call.method == method) {
@@ -144,12 +144,17 @@ pub(super) fn on_chain(state: &mut State, sem: &Semantic<'_, '_>, call: &syn::Ex
 
 /// `chooser() != Device::Cpu`, `matches!(chooser(), Ok(Device::Cuda(_)))`, before `value` is
 /// walked: the chooser calls whose result it is are looked at where they are made.
-pub(super) fn on_compared(state: &mut State, value: &Expr) {
+pub(super) fn on_compared(state: &mut State, sem: &Semantic<'_, '_>, value: &Expr) {
     let mut calls = Vec::new();
     value_calls(value, &mut calls);
+    // Only choosers are reported where nothing binds them; other calls compared need no entry.
+    let choosers = calls.iter().filter(|call| {
+        matches!(&*call.func, Expr::Path(func)
+            if sem.known_path(&func.path).is_some_and(|(_, entry)| entry.may_fall_back))
+    });
     state
         .bound
-        .extend(calls.iter().map(|call| range(call.func.span())));
+        .extend(choosers.map(|call| range(call.func.span())));
 }
 
 /// Chooser calls whose result `init` is, held by each of `names`: a table's fallback

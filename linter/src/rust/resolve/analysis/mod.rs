@@ -336,8 +336,8 @@ impl Analyses {
 
     /// A value compared (an operand of `==` or `!=`, the value of `matches!`), before it is
     /// walked.
-    pub(super) fn on_compared(&mut self, value: &Expr) {
-        fallback::on_compared(&mut self.function.fallback, value);
+    pub(super) fn on_compared(&mut self, sem: &Semantic<'_, '_>, value: &Expr) {
+        fallback::on_compared(&mut self.function.fallback, sem, value);
     }
 
     /// The value a `match` or `if let` looks at.
