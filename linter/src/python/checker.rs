@@ -34,7 +34,7 @@ use crate::python::semantic::{
     Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, package_of,
     range, root, string, string_constants,
 };
-use crate::python::{Asked, Checked, Project, PyContext, Summary};
+use crate::python::{Asked, Checked, DeviceParam, Project, PyContext, Slot, Summary};
 use crate::source::FileRole;
 
 pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>) -> Checked<'a> {
@@ -144,10 +144,9 @@ pub(crate) struct FnState {
     pub(crate) from_caller: Vec<CompactString>,
     /// Whether it returns something read from its parameters.
     pub(crate) passes_on: bool,
-    /// Its positional device parameters ([`Summary::device_params`]) and whether it looks at
+    /// Its device parameters ([`Summary::device_params`]), by name, and whether it looks at
     /// each (compares it, reports it, asserts on it, reads its `.type`), marked as it is walked.
-    /// Each as its name, its place among the positional arguments, and whether it was looked at.
-    pub(crate) device_params: Vec<(CompactString, usize, bool)>,
+    pub(crate) device_params: Vec<(CompactString, bool)>,
     /// Whether it returns a parameter itself, or a device built from one (`return device`,
     /// `return torch.device(device)`): a conversion that hands back the device it was given.
     pub(crate) forwards: bool,
@@ -204,8 +203,8 @@ pub(crate) struct Checker<'a, 't> {
     /// Those of them that may return what their caller passed, and the file's functions that
     /// hand back the device they were given (`def int_to_device(device)`).
     pub(crate) passing: Vec<String>,
-    /// This file's functions that take a device positionally, as [`Summary::device_params`].
-    pub(crate) device_params: Vec<(String, usize, bool)>,
+    /// This file's functions that take a device, as [`Summary::device_params`].
+    pub(crate) device_params: Vec<DeviceParam>,
     /// This file's functions that return torch's module of an accelerator, as
     /// [`Summary::device_modules`].
     pub(crate) device_modules: Vec<(String, String)>,
@@ -329,25 +328,15 @@ impl<'a> Checker<'a, '_> {
 }
 
 impl Checker<'_, '_> {
-    /// The module-level function `def`'s positional device parameters, as the file's summary
-    /// lists them.
-    fn own_device_params(&self, def: &ast::StmtFunctionDef) -> Vec<(CompactString, usize, bool)> {
+    /// The module-level function `def`'s device parameters, as the file's summary lists them.
+    fn own_device_params(&self, def: &ast::StmtFunctionDef) -> Vec<(CompactString, bool)> {
         if self.qualname.len() != 1 || self.device_params.is_empty() {
             return Vec::new();
         }
         let path = format!("{}.{}", self.module, def.name);
-        let positional: Vec<&ast::ParameterWithDefault> = def
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&def.parameters.args)
-            .collect();
         (self.device_params.iter())
-            .filter(|(function, _, _)| *function == path)
-            .filter_map(|(_, at, _)| {
-                let parameter = positional.get(*at)?;
-                Some((parameter.parameter.name.as_str().into(), *at, false))
-            })
+            .filter(|param| param.function == path)
+            .map(|param| (param.name.clone(), false))
             .collect()
     }
 
@@ -358,9 +347,9 @@ impl Checker<'_, '_> {
             return;
         };
         if let Some(param) =
-            (self.function.device_params.iter_mut()).find(|(param, _, _)| param == name.id.as_str())
+            (self.function.device_params.iter_mut()).find(|(param, _)| param == name.id.as_str())
         {
-            param.2 = true;
+            param.1 = true;
         }
         if let Some(flag) = self
             .function
@@ -375,16 +364,16 @@ impl Checker<'_, '_> {
     /// When the module-level function `def` ends: the device parameters it looked at, in the
     /// file's summary.
     fn note_looked_params(&mut self, def: &ast::StmtFunctionDef) {
-        let looked: Vec<usize> = (self.function.device_params.iter())
-            .filter(|(_, _, seen)| *seen)
-            .map(|(_, at, _)| *at)
+        let looked: Vec<&CompactString> = (self.function.device_params.iter())
+            .filter(|(_, seen)| *seen)
+            .map(|(name, _)| name)
             .collect();
         if looked.is_empty() {
             return;
         }
         let path = format!("{}.{}", self.module, def.name);
-        for (function, at, seen) in &mut self.device_params {
-            *seen |= *function == path && looked.contains(at);
+        for param in &mut self.device_params {
+            param.looked |= param.function == path && looked.contains(&&param.name);
         }
     }
 }
@@ -692,7 +681,7 @@ impl Checker<'_, '_> {
         let looked_at = match path.as_deref() {
             Some(path) => (call.arguments.args.iter().enumerate().take(64))
                 .filter(|(at, value)| {
-                    matches!(value, Expr::If(_)) && self.looks_at_device(path, *at)
+                    matches!(value, Expr::If(_)) && self.looks_at_device(path, &Slot::At(*at))
                 })
                 .fold(0u64, |places, (at, _)| places | (1 << at)),
             None => 0,

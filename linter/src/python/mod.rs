@@ -70,7 +70,7 @@ pub struct PyContext<'a> {
 }
 
 pub(crate) use project::note_asked;
-pub use project::{Answers, Asked, ModuleFile, Project, Summary, TensorReturn};
+pub use project::{Answers, Asked, DeviceParam, ModuleFile, Project, Slot, Summary, TensorReturn};
 
 /// One Python file checked: its events, or why it could not be; what the other files need of
 /// it (its device choosers and its top-level imports); and what it asked of them.

@@ -35,10 +35,8 @@ pub struct Summary {
     pub test: bool,
     /// Every module path it imports, wherever the import is: the project's module graph.
     pub imported: Vec<CompactString>,
-    /// Its functions that take a device positionally (`def generate(model, params, device)`):
-    /// their dotted paths, and the parameters' places among a call's positional arguments.
-    /// And whether each looks at it (compares it, reports it).
-    pub device_params: Vec<(String, usize, bool)>,
+    /// Its functions that take a device (`def generate(model, params, device)`).
+    pub device_params: Vec<DeviceParam>,
     /// Other modules' functions it hands to a process or thread launcher, by dotted path.
     pub launched: Vec<String>,
     /// Its functions that return torch's module of an accelerator (`def get_torch_device():
@@ -107,9 +105,9 @@ pub struct Asked {
     pub(crate) chooses: FxHashSet<String>,
     /// Paths asked whether they name a function that may return what its caller passed.
     pub(crate) forwards: FxHashSet<String>,
-    /// Functions asked whether a positional parameter is a device (path, place), and whether
-    /// they look at it.
-    pub(crate) takes_device: FxHashSet<(String, usize)>,
+    /// Functions asked whether a parameter is a device (path, where the call hands it), and
+    /// whether they look at it.
+    pub(crate) takes_device: FxHashSet<(String, Slot)>,
     /// Functions the main guard calls, and modules of `scripts/` folders, asked whether another
     /// file imports them.
     pub(crate) imported_elsewhere: FxHashSet<String>,
@@ -127,6 +125,38 @@ pub struct Asked {
     pub(crate) asks_driver: FxHashSet<String>,
     /// Module-level functions asked which class adopts them as a method.
     pub(crate) adopted: FxHashSet<String>,
+}
+
+/// A function's parameter that is a device, by its name or its use (see
+/// [`device_params`](crate::python::analysis::device_params::device_params)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceParam {
+    /// The function's dotted path (a class's, for its constructor).
+    pub function: String,
+    /// Its place among a call's positional arguments; none when it is keyword-only.
+    pub at: Option<usize>,
+    pub name: CompactString,
+    /// Whether the function looks at it (compares it, reports it).
+    pub looked: bool,
+}
+
+/// Where a call hands a function an argument: by its place among the positional arguments, or
+/// by the parameter's name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    At(usize),
+    Named(CompactString),
+}
+
+impl Slot {
+    /// Whether the argument in this slot is the parameter at place `at` (none when it is
+    /// keyword-only) named `name`.
+    pub(crate) fn names(&self, at: Option<usize>, name: &str) -> bool {
+        match self {
+            Slot::At(place) => at == Some(*place),
+            Slot::Named(named) => named == name,
+        }
+    }
 }
 
 /// Notes that a file asked the project about `path` (once, without copying a path already
@@ -147,9 +177,10 @@ pub struct Project {
     choosers: FxHashSet<String>,
     /// The choosers that may return what their caller passed ([`Summary::passing`]).
     passing: FxHashSet<String>,
-    /// The project's functions that take a device positionally: path → the parameters' places,
-    /// and whether the function looks at each.
-    device_params: FxHashMap<String, Vec<(usize, bool)>>,
+    /// The project's functions that take a device: path → the parameters' places among the
+    /// positional arguments (none when keyword-only), names, and whether the function looks at
+    /// each.
+    device_params: FxHashMap<String, Vec<(Option<usize>, CompactString, bool)>>,
     /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is a program.
@@ -382,23 +413,21 @@ impl Project {
         self.names(path, |path| self.passing.contains(path))
     }
 
-    /// Whether the dotted `path` names a function of the project whose parameter `at` (counted
-    /// among the positional arguments of a call) is a device, through re-exports.
-    pub fn takes_device(&self, path: &str, at: usize) -> bool {
-        self.names(path, |path| self.device_place(path, at).is_some())
+    /// Whether the dotted `path` names a function of the project whose parameter in `slot` is a
+    /// device, through re-exports.
+    pub fn takes_device(&self, path: &str, slot: &Slot) -> bool {
+        self.names(path, |path| self.device_param(path, slot).is_some())
     }
 
-    /// Whether the function `path` looks at the device it takes as positional argument `at`.
-    pub fn looks_at_device(&self, path: &str, at: usize) -> bool {
-        self.names(path, |path| self.device_place(path, at) == Some(true))
+    /// Whether the function `path` looks at the device it takes in `slot`.
+    pub fn looks_at_device(&self, path: &str, slot: &Slot) -> bool {
+        self.names(path, |path| self.device_param(path, slot) == Some(true))
     }
 
-    fn device_place(&self, path: &str, at: usize) -> Option<bool> {
-        let places = self.device_params.get(path)?;
-        places
-            .iter()
-            .find(|(place, _)| *place == at)
-            .map(|(_, looked)| *looked)
+    /// Whether the function `path` takes a device in `slot`: whether it looks at it, if so.
+    fn device_param(&self, path: &str, slot: &Slot) -> Option<bool> {
+        let params = self.device_params.get(path)?;
+        (params.iter().find(|(at, name, _)| slot.names(*at, name))).map(|param| param.2)
     }
 
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
@@ -495,10 +524,10 @@ impl Project {
             takes_device: asked
                 .takes_device
                 .iter()
-                .map(|(path, at)| {
+                .map(|(path, slot)| {
                     (
-                        self.takes_device(path, *at),
-                        self.looks_at_device(path, *at),
+                        self.takes_device(path, slot),
+                        self.looks_at_device(path, slot),
                     )
                 })
                 .collect(),
@@ -675,10 +704,10 @@ fn defined(files: &[ModuleFile]) -> Project {
                 project.tensor_returns.insert(name, returned.clone());
             }
         }
-        for (function, at, looked) in &file.summary.device_params {
-            for name in names(function) {
-                let places = project.device_params.entry(name).or_default();
-                places.push((*at, *looked));
+        for param in &file.summary.device_params {
+            for name in names(&param.function) {
+                let params = project.device_params.entry(name).or_default();
+                params.push((param.at, param.name.clone(), param.looked));
             }
         }
         for (name, callee) in &file.summary.instances {

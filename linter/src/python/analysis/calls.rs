@@ -70,7 +70,7 @@ impl<'a> Checker<'a, '_> {
                     _ => {}
                 }
             }
-            self.positional_devices(call, path);
+            self.device_arguments(call, path);
             if let Some(name) = path.strip_prefix("torch.")
                 && self.api.names.combining.contains(name)
             {
@@ -90,7 +90,7 @@ impl<'a> Checker<'a, '_> {
         {
             // A method of the class being walked (`self.load(path, device)`).
             if let Some(own) = self.own_method(&call.func) {
-                self.positional_devices(call, &own);
+                self.device_arguments(call, &own);
             }
             self.method_call(call, method);
         }

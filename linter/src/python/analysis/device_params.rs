@@ -1,6 +1,6 @@
 //! Device parameters: the module's functions (and methods, and classes by their constructor)
-//! that take a device positionally, found by the parameter's name or by its use in the body,
-//! and the GPU index a device string is built with.
+//! that take a device, found by the parameter's name or by its use in the body, and the GPU
+//! index a device string is built with.
 
 use rustc_hash::FxHashSet;
 
@@ -9,19 +9,19 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::says_gpu_index;
+use crate::python::DeviceParam;
 use crate::python::semantic::{last_name, string, takes_receiver};
 
-/// The module's functions that take a device positionally (`def generate(model, params,
-/// device)`), its classes' methods that do (`self.load(path, device)`), and its classes whose
-/// constructor does (`ModelRunner(config, rank)` for `def
-/// __init__(self, config, rank)` that calls `torch.cuda.set_device(rank)`): each as
-/// `module.function` or `module.Class` with the parameter's place among a call's positional
-/// arguments, and whether the function looks at it (false here; the checker marks it as it
-/// walks the function). A parameter is a device by its name (`device`, `dev`, `..._device`, a
-/// GPU's index such as `local_rank`) or by its use in the body: where a device goes
-/// (`set_device(rank)`, `torch.device("cuda", rank)`, `.cuda(rank)`, `device=rank`,
-/// `f"cuda:{rank}"`).
-pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(String, usize, bool)> {
+/// The module's functions that take a device (`def generate(model, params, device)`), its
+/// classes' methods that do (`self.load(path, device)`), and its classes whose constructor does
+/// (`ModelRunner(config, rank)` for `def __init__(self, config, rank)` that calls
+/// `torch.cuda.set_device(rank)`): each as `module.function` or `module.Class` with the
+/// parameter's place among a call's positional arguments (none for a keyword-only one), its
+/// name, and whether the function looks at it (false here; the checker marks it as it walks the
+/// function). A parameter is a device by its name (`device`, `dev`, `..._device`, a GPU's index
+/// such as `local_rank`) or by its use in the body: where a device goes (`set_device(rank)`,
+/// `torch.device("cuda", rank)`, `.cuda(rank)`, `device=rank`, `f"cuda:{rank}"`).
+pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<DeviceParam> {
     let mut found = Vec::new();
     if module.is_empty() {
         return found;
@@ -44,16 +44,17 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
         _ => Vec::new(),
     });
     for (def, class, skip) in functions {
-        let positional = def
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&def.parameters.args);
+        let positional = (def.parameters.posonlyargs.iter())
+            .chain(&def.parameters.args)
+            .enumerate()
+            .skip(skip)
+            .map(|(at, parameter)| (Some(at - skip), parameter));
+        let keyword_only = (def.parameters.kwonlyargs.iter()).map(|parameter| (None, parameter));
         // Only a body that names a device at all can place with a parameter: most are not
         // walked again.
         let mut used: Option<FxHashSet<String>> =
             (!mentions.within(def.range())).then(FxHashSet::default);
-        for (at, parameter) in positional.enumerate().skip(skip) {
+        for (at, parameter) in positional.chain(keyword_only) {
             let name = parameter.parameter.name.as_str();
             let by_name = matches!(name, "device" | "dev")
                 || name.ends_with("_device")
@@ -68,7 +69,12 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<(Str
                     (Some(class), "__init__") => format!("{module}.{class}"),
                     (Some(class), name) => format!("{module}.{class}.{name}"),
                 };
-                found.push((path, at - skip, false));
+                found.push(DeviceParam {
+                    function: path,
+                    at,
+                    name: name.into(),
+                    looked: false,
+                });
             }
         }
     }

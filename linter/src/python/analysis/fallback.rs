@@ -10,6 +10,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::analysis::{Event, says_device};
+use crate::python::Slot;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, integer, last_name, peel, peel_not, range, string};
 
@@ -282,9 +283,19 @@ impl<'a> Checker<'a, '_> {
 
     /// Whether `call` hands `name` to a function of the project that looks at the device it
     /// takes there (`sync(device)` of `def sync(device): if device.type == "cuda": ...`).
+    /// By position or by name (`print_train_time(start, end, device=device)`).
     fn hands_to_looker(&self, call: &ast::ExprCall, path: &str, name: &str) -> bool {
-        (call.arguments.args.iter().enumerate())
-            .any(|(at, arg)| dotted(arg).as_deref() == Some(name) && self.looks_at_device(path, at))
+        let positional =
+            (call.arguments.args.iter().enumerate()).map(|(at, arg)| (Slot::At(at), arg));
+        let named = (call.arguments.keywords.iter()).filter_map(|keyword| {
+            Some((
+                Slot::Named(keyword.arg.as_ref()?.as_str().into()),
+                &keyword.value,
+            ))
+        });
+        positional.chain(named).any(|(slot, arg)| {
+            dotted(arg).as_deref() == Some(name) && self.looks_at_device(path, &slot)
+        })
     }
 
     /// `"cuda" if torch.cuda.is_available() else "cpu"`: the availability check, when this is

@@ -15,7 +15,7 @@ use crate::python::analysis::calls::Tensor;
 use crate::python::analysis::device_params::gpu_index_in;
 use crate::python::analysis::device_values::{defaulted_ordinal, device_lookup, ordinal_or_cpu};
 use crate::python::checker::Checker;
-use crate::python::project::TensorReturn;
+use crate::python::project::{Slot, TensorReturn};
 use crate::python::semantic::{dotted, integer, keyed, last_name, range, string};
 
 /// What one function (or the module's top level) has shown so far.
@@ -287,54 +287,64 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// A device string passed positionally to a function of the project whose parameter there
-    /// is a device (`generate_stream(model, tokenizer, params, "cuda")`): it reaches a device.
-    pub(crate) fn positional_devices(&mut self, call: &ast::ExprCall, path: &str) {
-        for (at, argument) in call.arguments.args.iter().enumerate() {
-            if argument.is_starred_expr() {
-                return;
-            }
+    /// A device passed to a function of the project whose parameter there is a device, by
+    /// position (`generate_stream(model, tokenizer, params, "cuda")`) or by the parameter's name
+    /// (`init_workers(cfg, local_rank=0)`): it reaches a device. (`device=` and `..._device=`
+    /// reach one whatever the callee.)
+    pub(crate) fn device_arguments(&mut self, call: &ast::ExprCall, path: &str) {
+        let positional = call.arguments.args.iter().enumerate();
+        let positional = positional
+            .take_while(|(_, argument)| !argument.is_starred_expr())
+            .map(|(at, argument)| (Slot::At(at), argument));
+        let named = (call.arguments.keywords.iter())
+            .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str(), &keyword.value)))
+            .filter(|(name, _)| *name != "device" && !name.ends_with("_device"))
+            .map(|(name, value)| (Slot::Named(name.into()), value));
+        for (slot, argument) in positional.chain(named) {
             // A device string, a GPU's index (`get_device(0)`), a name holding a device string
             // (`device` of `def __init__(self, device="cuda")`), or a call of the project's
             // chooser (`move_to_device(batch, get_default_device())`).
-            let named = integer(argument).is_some()
+            let device = integer(argument).is_some()
                 || (string(argument).is_some() && self.device_of(argument).is_some())
                 || self.pending_of(argument).is_some()
                 || self.chooser_call(argument);
-            if !named {
+            if !device {
                 continue;
             }
-            let own = self
-                .device_params
-                .iter()
-                .any(|(function, place, _)| function == path && *place == at);
-            if own || self.takes_device(path, at) {
+            let own = (self.device_params.iter())
+                .any(|param| param.function == path && slot.names(param.at, &param.name));
+            if own || self.takes_device(path, &slot) {
                 let callee = self.source(&range(&*call.func)).to_owned();
-                self.device_argument(argument, |ordinal| format!("{callee}(..., {ordinal})"));
+                let shown = |ordinal| match &slot {
+                    Slot::At(_) => format!("{callee}(..., {ordinal})"),
+                    Slot::Named(name) => format!("{callee}(..., {name}={ordinal})"),
+                };
+                self.device_argument(argument, shown);
             }
         }
     }
 
-    /// Whether the project's function `path` takes a device as positional argument `at`.
-    fn takes_device(&self, path: &str, at: usize) -> bool {
-        self.ask_device_place(path, at);
-        self.project.takes_device(path, at)
+    /// Whether the project's function `path` takes a device in `slot`.
+    fn takes_device(&self, path: &str, slot: &Slot) -> bool {
+        self.ask_device_param(path, slot);
+        self.project.takes_device(path, slot)
     }
 
-    /// Whether a function of this file or the project looks at the device it takes as
-    /// positional argument `at` (`select_device(...)` logs what it selects).
-    pub(crate) fn looks_at_device(&self, path: &str, at: usize) -> bool {
-        let own = (self.device_params.iter())
-            .any(|(function, place, looked)| function == path && *place == at && *looked);
+    /// Whether a function of this file or the project looks at the device it takes in `slot`
+    /// (`select_device(...)` logs what it selects).
+    pub(crate) fn looks_at_device(&self, path: &str, slot: &Slot) -> bool {
+        let own = (self.device_params.iter()).any(|param| {
+            param.function == path && slot.names(param.at, &param.name) && param.looked
+        });
         own || {
-            self.ask_device_place(path, at);
-            self.project.looks_at_device(path, at)
+            self.ask_device_param(path, slot);
+            self.project.looks_at_device(path, slot)
         }
     }
 
-    fn ask_device_place(&self, path: &str, at: usize) {
+    fn ask_device_param(&self, path: &str, slot: &Slot) {
         let asked = &mut self.asked.borrow_mut().takes_device;
-        asked.insert((path.to_owned(), at));
+        asked.insert((path.to_owned(), slot.clone()));
     }
 
     /// A value where a device goes (`.to(...)`, `device=`, `map_location=`, `device_map=`,
