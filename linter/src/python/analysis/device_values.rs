@@ -139,10 +139,18 @@ impl Checker<'_, '_> {
                 })))
     }
 
-    /// Whether `value` calls a device chooser of the project that is left the choice.
+    /// Whether `value` calls a device chooser of the project that is left the choice, also as
+    /// a property of the class (`self.device` of `@property def device(self): return
+    /// get_default_device()`).
     pub(crate) fn chooser_call(&self, value: &Expr) -> bool {
-        let Expr::Call(call) = value else {
-            return false;
+        let call = match value {
+            Expr::Call(call) => call,
+            Expr::Attribute(_) => {
+                return self.own_method(value).is_some_and(|path| {
+                    self.properties.contains(path.as_str()) && self.chooses(&path)
+                });
+            }
+            _ => return false,
         };
         self.resolve(&call.func)
             .or_else(|| self.own_method(&call.func))
