@@ -31,8 +31,8 @@ use crate::python::analysis::{
     model_code::ModelCode,
 };
 use crate::python::semantic::{
-    Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, last_name,
-    package_of, range, root, string, string_constants,
+    Scope, Walrus, assigned_names, collect_names, dotted, imported_modules, integer, package_of,
+    range, root, string, string_constants,
 };
 use crate::python::{Asked, Checked, DeviceParam, Project, PyContext, Slot, Summary};
 use crate::source::FileRole;
@@ -78,7 +78,6 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         asks_driver: Vec::new(),
         instances: Vec::new(),
         adopted: Vec::new(),
-        properties: FxHashSet::default(),
         asked: RefCell::new(asked),
         events: Vec::new(),
         chosen_events: FxHashMap::default(),
@@ -216,9 +215,6 @@ pub(crate) struct Checker<'a, 't> {
     pub(crate) instances: Vec<(String, String)>,
     /// [`Summary::adopted`].
     pub(crate) adopted: Vec<(String, String)>,
-    /// The properties of this file's classes (`@property def device(self)`), as
-    /// `module.Class.name`: what `self.name` calls.
-    pub(crate) properties: FxHashSet<String>,
     /// What the file asked of the project (lookups take `&self`).
     pub(crate) asked: RefCell<Asked>,
     pub(crate) events: Vec<Event<'a>>,
@@ -365,23 +361,6 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// The properties among a class's methods, as [`Checker::properties`].
-    fn note_properties(&mut self, body: &[Stmt]) {
-        for stmt in body {
-            if let Stmt::FunctionDef(def) = stmt
-                && (def.decorator_list.iter()).any(|decorator| {
-                    matches!(
-                        last_name(&decorator.expression),
-                        "property" | "cached_property"
-                    )
-                })
-            {
-                let path = format!("{}.{}.{}", self.module, self.qualname.join("."), def.name);
-                self.properties.insert(path);
-            }
-        }
-    }
-
     /// When the module-level function `def` ends: the device parameters it looked at, in the
     /// file's summary.
     fn note_looked_params(&mut self, def: &ast::StmtFunctionDef) {
@@ -433,7 +412,6 @@ impl Checker<'_, '_> {
                 self.qualname.push(class.name.to_string());
                 let saved = self.class_body.replace(self.qualname.join("."));
                 self.note_adopted(&class.body);
-                self.note_properties(&class.body);
                 self.note_model_class(class);
                 for stmt in &class.body {
                     self.visit_stmt(stmt);

@@ -87,18 +87,8 @@ impl Checker<'_, '_> {
             }
             // `kwargs.get("device", "cuda")`, `options.pop("onload_device", "cuda")`.
             Expr::Call(call) if device_lookup(call) => self.device_literal(&call.arguments.args[1]),
-            // `self.device` of a property of the class that returns a device it chose (`@property
-            // def device(self): return "cuda"`): a chooser's call written as an attribute; also
-            // of a module's instance of such a class (`settings.TORCH_DEVICE`).
-            Expr::Attribute(attribute)
-                if says_device(attribute.attr.as_str())
-                    && self
-                        .own_method(value)
-                        .or_else(|| self.resolve(value))
-                        .is_some_and(|path| self.chooses(&path)) =>
-            {
-                current()
-            }
+            // `self.device` of a property of the class that returns a device it chose.
+            Expr::Attribute(_) if self.chooser_call(value) => current(),
             // `"cuda" + suffix`: a GPU with an index added on, or none (`suffix = ""` when the
             // caller passed no index); `"cuda:" + str(index)` unless the index is the caller's.
             Expr::BinOp(sum)
@@ -140,15 +130,16 @@ impl Checker<'_, '_> {
     }
 
     /// Whether `value` calls a device chooser of the project that is left the choice, also as
-    /// a property of the class (`self.device` of `@property def device(self): return
-    /// get_default_device()`).
+    /// an attribute that says it is a device: a property of the class (`self.device` of
+    /// `@property def device(self): return get_default_device()`), or of a module's instance of
+    /// such a class (`settings.TORCH_DEVICE`).
     pub(crate) fn chooser_call(&self, value: &Expr) -> bool {
         let call = match value {
             Expr::Call(call) => call,
-            Expr::Attribute(_) => {
-                return self.own_method(value).is_some_and(|path| {
-                    self.properties.contains(path.as_str()) && self.chooses(&path)
-                });
+            Expr::Attribute(attribute) => {
+                return says_device(attribute.attr.as_str())
+                    && (self.own_method(value).or_else(|| self.resolve(value)))
+                        .is_some_and(|path| self.chooses(&path));
             }
             _ => return false,
         };
