@@ -309,6 +309,9 @@ impl<'a> Checker<'a, '_> {
                     let choice = Choice::Ordinal(ordinal);
                     self.hold(name, choice, shown, range(&**default), false, false);
                 }
+                if let Some(held) = self.function.flow.pending.get_mut(name) {
+                    held.default = true;
+                }
             }
         }
         for stmt in &def.body {

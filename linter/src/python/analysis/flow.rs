@@ -4,6 +4,7 @@
 
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map;
 use std::ops::Range;
 
 use ruff_python_ast::visitor::Visitor;
@@ -98,6 +99,28 @@ pub(crate) struct HeldDevice {
     /// Chosen by a literal written in this function (`device = "cuda"`), not by a call of a
     /// chooser (whose callers are reported).
     pub(crate) written: bool,
+    /// A parameter's default: what callers who pass none get.
+    pub(crate) default: bool,
+    /// The parameter's default when a branch chose another device for the name (`if use_usp:
+    /// device = get_device_name()` after `device=get_device_type()`): callers who pass none
+    /// and take the other branch still get the default, reported where the name is used, as
+    /// this one is.
+    pub(crate) or: Vec<HeldDevice>,
+}
+
+impl HeldDevice {
+    /// What the name holds after branches, one of which held `other`: a default that a branch
+    /// replaced stays possible.
+    fn may_also_be(&mut self, mut other: HeldDevice) {
+        for other in std::mem::take(&mut other.or).into_iter().chain([other]) {
+            if other.default
+                && other.span != self.span
+                && self.or.iter().all(|known| known.span != other.span)
+            {
+                self.or.push(other);
+            }
+        }
+    }
 }
 
 /// What a device string chooses.
@@ -409,6 +432,12 @@ impl<'a> Checker<'a, '_> {
                 }
                 let first = !pending.reported;
                 pending.reported = true;
+                // What a branch chose instead, not yet reported.
+                let mut others = Vec::new();
+                for other in pending.or.iter_mut().filter(|other| !other.reported) {
+                    other.reported = true;
+                    others.push(other.clone());
+                }
                 let pending = pending.clone();
                 if first {
                     self.chosen(
@@ -419,6 +448,15 @@ impl<'a> Checker<'a, '_> {
                     );
                 }
                 self.reaches(&pending.span, range(value));
+                for other in others {
+                    self.chosen(
+                        other.choice,
+                        other.shown,
+                        other.span.clone(),
+                        other.in_entry,
+                    );
+                    self.reaches(&other.span, range(value));
+                }
             }
             return None;
         }
@@ -699,6 +737,8 @@ impl<'a> Checker<'a, '_> {
             escapes: false,
             built: false,
             written: false,
+            default: false,
+            or: Vec::new(),
         };
         match file {
             true => self.file_pending.insert(name.to_owned(), pending),
@@ -735,7 +775,12 @@ impl Checker<'_, '_> {
     pub(crate) fn merge_outcomes(&mut self, outcomes: Vec<Held>) {
         for (pending, file_pending) in outcomes {
             for (name, held) in pending {
-                self.function.flow.pending.entry(name).or_insert(held);
+                match self.function.flow.pending.entry(name) {
+                    hash_map::Entry::Vacant(entry) => {
+                        entry.insert(held);
+                    }
+                    hash_map::Entry::Occupied(mut entry) => entry.get_mut().may_also_be(held),
+                }
             }
             for (name, held) in file_pending {
                 self.merge_held(name, held);
