@@ -669,3 +669,27 @@ fn a_python_project_in_a_cargo_workspace_takes_its_own_configuration() {
         );
     }
 }
+
+#[test]
+fn a_file_no_target_compiles_is_a_program_when_it_defines_main() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = "fn main() { let _ = candle_core::Device::new_cuda(1); }\n";
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", &package("a")),
+            ("src/lib.rs", GPU_ONE),
+            // Built by hand (`rustc`), outside every target: its own choice, as a bin's is.
+            ("bench/scripts/batch_bench.rs", main),
+            // Outside every target with no `main`: library code, as before.
+            ("bench/scripts/shared.rs", GPU_ONE),
+        ],
+    );
+    let output = short(dir.path(), &[]);
+    assert_eq!(
+        places(&output),
+        ["bench/scripts/shared.rs:1:67", "src/lib.rs:1:67"],
+        "{}",
+        stderr(&output)
+    );
+}

@@ -10,6 +10,7 @@ use std::rc::Rc;
 use rayon::prelude::*;
 
 use crate::discover::{self, Session, Started, TargetKind};
+use crate::rust::model::summary::{ItemKind, ModuleSummary};
 use crate::rust::model::{Builder, Model};
 use crate::rust::parse::{self, Prescan};
 use crate::source::{CrateId, FileRole};
@@ -64,7 +65,11 @@ pub fn place(session: &mut Session, prescans: HashMap<PathBuf, Prescan>) -> Mode
             }
             Some(TargetKind::Bin | TargetKind::Example) => FileRole::BinaryModule,
             Some(_) => FileRole::EntryFile,
-            None => guess_role(&unit.path),
+            None => loose_role(
+                &unit.path,
+                &krate.root,
+                defines_main(&summaries, &krate.root),
+            ),
         };
         unit.target = krate.target;
         unit.module = module;
@@ -94,6 +99,24 @@ fn crate_of(model: &Model, path: &Path) -> (CrateId, Vec<String>) {
         .unwrap_or_default()
 }
 
+/// Whether the file at `path` defines `fn main` (or a `main` value) at its top level.
+fn defines_main(summaries: &HashMap<PathBuf, Rc<ModuleSummary>>, path: &Path) -> bool {
+    summaries.get(path).is_some_and(|summary| {
+        (summary.items.iter()).any(|item| item.name == "main" && item.kind == ItemKind::Value)
+    })
+}
+
+/// The role of a file that no target compiles, in the crate whose root is `root`: a program's
+/// when that root defines `fn main` (a program built by hand, `rustc bench.rs`, wherever it
+/// lies), otherwise by where it is.
+fn loose_role(path: &Path, root: &Path, root_defines_main: bool) -> FileRole {
+    match (root_defines_main, path == root) {
+        (true, true) => FileRole::BinaryRoot,
+        (true, false) => FileRole::BinaryModule,
+        (false, _) => guess_role(path),
+    }
+}
+
 /// The role of a file with no target to say: by where it is.
 fn guess_role(path: &Path) -> FileRole {
     let in_dir = |name: &str| path.components().any(|c| c.as_os_str() == name);
@@ -120,5 +143,14 @@ mod tests {
         assert_eq!(guess_role(Path::new("x/build.rs")), FileRole::EntryFile);
         assert_eq!(guess_role(Path::new("x/src/main.rs")), FileRole::BinaryRoot);
         assert_eq!(guess_role(Path::new("x/src/gpu.rs")), FileRole::Library);
+    }
+
+    #[test]
+    fn a_file_no_target_compiles_is_a_program_when_its_root_defines_main() {
+        let bench = Path::new("bench/scripts/batch_bench.rs");
+        assert_eq!(loose_role(bench, bench, true), FileRole::BinaryRoot);
+        let helper = Path::new("bench/scripts/helper.rs");
+        assert_eq!(loose_role(helper, bench, true), FileRole::BinaryModule);
+        assert_eq!(loose_role(bench, bench, false), FileRole::Library);
     }
 }
