@@ -47,10 +47,19 @@ impl Checker<'_, '_> {
             Expr::Call(call) if self.built_device(value) => {
                 let kind = call.arguments.find_argument_value("type", 0)?;
                 match call.arguments.find_argument_value("index", 1) {
-                    Some(index) if string(kind) == Some("cuda") => {
-                        let shown = self.source(&range(value)).split_whitespace().collect();
-                        Some((Choice::Ordinal(integer(index)?), shown, range(index)))
-                    }
+                    Some(index) if string(kind) == Some("cuda") => match integer(index) {
+                        Some(ordinal) => {
+                            let shown = self.source(&range(value)).split_whitespace().collect();
+                            Some((Choice::Ordinal(ordinal), shown, range(index)))
+                        }
+                        // `torch.device("cuda", rank)` of a name holding a GPU's index (a
+                        // parameter's default `rank=0`): that index, where it was chosen.
+                        None => {
+                            let held = self.pending_of(index)?;
+                            matches!(held.choice, Choice::Ordinal(_))
+                                .then(|| (held.choice, held.shown.clone(), held.span.clone()))
+                        }
+                    },
                     Some(_) => None,
                     None => self.device_literal(kind),
                 }
