@@ -52,7 +52,11 @@ impl<'a> Visitor<'a> for Effects {
             Stmt::AugAssign(assign) => std::slice::from_ref(&*assign.target),
             _ => &[],
         };
-        self.stored.extend(targets.iter().filter_map(keyed));
+        self.stored.extend(
+            targets
+                .iter()
+                .filter_map(|target| keyed(target).or_else(|| indexed(target))),
+        );
         if let Stmt::Expr(statement) = stmt
             && let Expr::Call(call) = &*statement.value
             && let Expr::Attribute(method) = &*call.func
@@ -75,10 +79,23 @@ impl<'a> Visitor<'a> for Effects {
     }
 }
 
-/// A receiver a loop can keep: a name, an attribute chain, or a dict's item by a literal key
-/// (`samples["gradcams"]`).
+/// A receiver a loop can keep: a name, an attribute chain, a dict's item by a literal key
+/// (`samples["gradcams"]`), or an item by a name (`scores[i]`, kept by a loop inside `for i`).
 fn receiver_name(receiver: &Expr) -> Option<String> {
-    dotted(receiver).or_else(|| keyed(receiver))
+    dotted(receiver)
+        .or_else(|| keyed(receiver))
+        .or_else(|| indexed(receiver))
+}
+
+/// `scores[i]`: an item by a name, as `scores[i]`.
+fn indexed(expr: &Expr) -> Option<String> {
+    let Expr::Subscript(item) = expr else {
+        return None;
+    };
+    let Expr::Name(index) = &*item.slice else {
+        return None;
+    };
+    Some(format!("{}[{}]", dotted(&item.value)?, index.id))
 }
 
 impl<'a> Checker<'a, '_> {
@@ -130,6 +147,7 @@ impl<'a> Checker<'a, '_> {
             .is_some_and(|fact| fact.how != How::Named);
         if frame.assigned.contains(receiver_name.as_str())
             || frame.assigned.contains(receiver_root)
+            || !invariant(moved)
             || (frame.moved_twice.contains(&receiver_name) && !tensor)
             || frame.stored.contains(&receiver_name)
             || (frame.changed.iter()).any(|changed| {
