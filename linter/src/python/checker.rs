@@ -780,11 +780,12 @@ impl Checker<'_, '_> {
             // `{"device_map": {"": get_current_device()}, ...}` (keyword arguments to be).
             Expr::Dict(dict) => {
                 for item in dict.iter() {
-                    if let (Some(key), Expr::Dict(map)) =
-                        (item.key.as_ref().and_then(string), &item.value)
-                        && key.ends_with("device_map")
-                    {
-                        self.device_map(map);
+                    let Some(key) = item.key.as_ref().and_then(string) else {
+                        continue;
+                    };
+                    match &item.value {
+                        Expr::Dict(map) if key.ends_with("device_map") => self.device_map(map),
+                        value => self.handed_by_key(key, value),
                     }
                 }
                 visitor::walk_expr(self, expr);

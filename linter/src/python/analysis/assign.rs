@@ -63,6 +63,11 @@ impl Checker<'_, '_> {
                         }
                     }
                 }
+                // `vram_config["computation_device"] = ... or device`: as
+                // `computation_device=` of the call the keyword arguments are for.
+                Expr::Subscript(subscript) if let Some(key) = string(&subscript.slice) => {
+                    self.handed_by_key(key, value);
+                }
                 // `device_map["vision_model"] = 0`: that module's device.
                 Expr::Subscript(subscript)
                     if dotted(&subscript.value).is_some_and(|map| map.ends_with("device_map")) =>
@@ -176,5 +181,30 @@ impl Checker<'_, '_> {
             .contains(path.as_str())
             .then_some(())?;
         call.arguments.find_argument_value("default", 0)
+    }
+}
+
+impl Checker<'_, '_> {
+    /// A value kept under a key that says device (`{"rand_device": rand_device}`,
+    /// `config["computation_device"] = config["computation_device"] or device`): keyword
+    /// arguments to be, so a device held by a name or chosen by a call (either side of an `or`)
+    /// goes where the keyword would. A literal there is held for where the dict's item is read
+    /// (`params["device"]`).
+    pub(crate) fn handed_by_key(&mut self, key: &str, value: &Expr) {
+        if key != "device" && !key.ends_with("_device") {
+            return;
+        }
+        match value {
+            // `config["computation_device"] or device`: either.
+            Expr::BoolOp(either) => {
+                for value in &either.values {
+                    self.handed_by_key(key, value);
+                }
+            }
+            Expr::Name(_) | Expr::Call(_) => {
+                self.device_argument(value, |ordinal| format!("[\"{key}\"] = {ordinal}"));
+            }
+            _ => {}
+        }
     }
 }
