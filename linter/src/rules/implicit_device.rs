@@ -70,9 +70,12 @@ declare_rule! {
     ///
     /// ## In Python
     /// `.cuda()` without an index, `"cuda"` or `torch.device("cuda")` where a device
-    /// goes (`.to(...)`, `device=`, `map_location=`), also as a branch of a conditional
+    /// goes (`.to(...)`, `device=`, `map_location=`, a device parameter of the project's
+    /// functions by position or by name, a dict's key that says device: `{"rand_device":
+    /// device}`), also as a branch of a conditional
     /// (`"cuda" if torch.cuda.is_available() else "cpu"`) or through a name, parameter default
-    /// or attribute bound to it; `torch.cuda.current_device()`, `torch.set_default_device(...)`,
+    /// (also one that a branch replaces on one path only) or attribute bound to it;
+    /// `torch.cuda.current_device()`, `torch.set_default_device(...)`,
     /// `torch.accelerator.current_accelerator()`, ColossalAI's `get_current_device()` and the
     /// legacy `torch.cuda.FloatTensor`, outside entry points:
     /// ```python
