@@ -325,12 +325,12 @@ impl<'a> Checker<'a, '_> {
             .map(|(name, value)| (Slot::Named(name.into()), value));
         for (slot, argument) in positional.chain(named) {
             // A device string, a GPU's index (`get_device(0)`), a name holding a device string
-            // (`device` of `def __init__(self, device="cuda")`), or a call of the project's
-            // chooser (`move_to_device(batch, get_default_device())`).
+            // (`device` of `def __init__(self, device="cuda")`), or, by position, a call of the
+            // project's chooser (`move_to_device(batch, get_default_device())`).
             let device = integer(argument).is_some()
                 || (string(argument).is_some() && self.device_of(argument).is_some())
                 || self.pending_of(argument).is_some()
-                || self.chooser_call(argument);
+                || (matches!(slot, Slot::At(_)) && self.chooser_call(argument));
             if !device {
                 continue;
             }
