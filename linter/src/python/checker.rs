@@ -784,7 +784,7 @@ impl Checker<'_, '_> {
                         continue;
                     };
                     match &item.value {
-                        Expr::Dict(map) if key.ends_with("device_map") => self.device_map(map),
+                        value if key.ends_with("device_map") => self.device_maps(value),
                         value => self.handed_by_key(key, value),
                     }
                 }

@@ -5,6 +5,7 @@
 use ruff_python_ast::{self as ast, Expr, Operator};
 
 use crate::analysis::says_device;
+use crate::python::analysis::calls::holds_map;
 use crate::python::checker::Checker;
 use crate::python::semantic::{dotted, last_name, range, string};
 
@@ -55,9 +56,9 @@ impl Checker<'_, '_> {
                     if let Some(key) = string(&subscript.slice)
                         && key.ends_with("device_map") =>
                 {
-                    match value {
-                        Expr::Dict(map) => self.device_map(map),
-                        _ => {
+                    match holds_map(value) {
+                        true => self.device_maps(value),
+                        false => {
                             let shown = |ordinal| format!("[\"{key}\"] = {ordinal}");
                             self.device_argument(value, shown);
                         }
@@ -77,11 +78,9 @@ impl Checker<'_, '_> {
                 // `device_map = {"transformer.embedding": 0, ...}`: each module's device, as
                 // where the map is passed.
                 Expr::Name(_) | Expr::Attribute(_)
-                    if value.is_dict_expr() && last_name(target).ends_with("device_map") =>
+                    if holds_map(value) && last_name(target).ends_with("device_map") =>
                 {
-                    if let Expr::Dict(map) = value {
-                        self.device_map(map);
-                    }
+                    self.device_maps(value);
                 }
                 Expr::Name(name) => {
                     let name = name.id.to_string();

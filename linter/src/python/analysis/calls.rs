@@ -119,7 +119,7 @@ impl<'a> Checker<'a, '_> {
             let Some(name) = &keyword.arg else { continue };
             match (name.as_str(), &keyword.value) {
                 ("device" | "map_location" | "device_map" | "output_device", value)
-                    if !value.is_dict_expr() =>
+                    if !holds_map(value) =>
                 {
                     let shown = |ordinal| format!("{}={ordinal}", name.as_str());
                     self.device_argument(value, shown);
@@ -140,7 +140,7 @@ impl<'a> Checker<'a, '_> {
                     }
                 }
                 // `device_map={"": 0}` (transformers, accelerate): each module's device.
-                ("device_map", Expr::Dict(map)) => self.device_map(map),
+                ("device_map", value) => self.device_maps(value),
                 // A GPU's index by a keyword that says so (`gpu_id=0` of diffusers' offloading,
                 // `device_index=1`).
                 (name, value) if integer(value).is_some() && says_gpu_index(name) => {
@@ -231,8 +231,21 @@ impl<'a> Checker<'a, '_> {
         self.project.asks_driver(path)
     }
 
+    /// The `device_map` dicts a value may be: itself, or a conditional's branches
+    /// (`{"": gpu_id} if gpu_id >= 0 else {"": "cuda"}`).
+    pub(crate) fn device_maps(&mut self, value: &Expr) {
+        match value {
+            Expr::Dict(map) => self.device_map(map),
+            Expr::If(choice) => {
+                self.device_maps(&choice.body);
+                self.device_maps(&choice.orelse);
+            }
+            _ => {}
+        }
+    }
+
     /// A `device_map` dict (transformers, accelerate): each value is a module's device.
-    pub(crate) fn device_map(&mut self, map: &ast::ExprDict) {
+    fn device_map(&mut self, map: &ast::ExprDict) {
         // Keyed by devices (`{"cuda": "cuda", "npu": "dlinfer"}`), it maps devices to something
         // else: no module's placement.
         let by_device = map.iter().any(|item| {
@@ -449,4 +462,14 @@ fn names_a_gpu(text: &str) -> bool {
         placement_device_name::parse(text),
         Ok(placement_device_name::DeviceName::Cuda(_))
     )
+}
+
+/// Whether `value` is a dict, or a conditional with one in a branch: a `device_map` of
+/// modules' devices rather than one device.
+pub(crate) fn holds_map(value: &Expr) -> bool {
+    match value {
+        Expr::Dict(_) => true,
+        Expr::If(choice) => holds_map(&choice.body) || holds_map(&choice.orelse),
+        _ => false,
+    }
 }
