@@ -17,7 +17,7 @@ use crate::discover::{FileUnit, Session, is_package};
 use crate::notebook::{self, Cells};
 use crate::python::{self, PyContext};
 use crate::rules;
-use crate::source::{self, Language, Unparsed};
+use crate::source::{self, FileRole, Language, Unparsed};
 
 use super::fixed_point::{Exchange, FileKey, fixed_point};
 
@@ -209,10 +209,7 @@ impl PythonFiles<'_> {
         };
         let text = text(unit, bytes, limit).ok()?;
         let package = &self.session.packages[unit.package].name;
-        let in_package = (unit.path.parent()).is_some_and(|dir| {
-            (self.packages.get(dir).copied()).unwrap_or_else(|| is_package(dir))
-        });
-        let mut cx = context(unit, config, project, package, in_package);
+        let mut cx = context(unit, config, project, package, self.in_package(unit));
         cx.rooted = self.rooted(unit);
         let checked = super::linting(|| check(text.linted(), &cx)).ok()?;
         let settled = Settled {
@@ -229,6 +226,12 @@ impl PythonFiles<'_> {
             asked: checked.asked,
         };
         Some((settled, facts))
+    }
+
+    /// Whether the file's folder is a Python package (holds `__init__.py`).
+    fn in_package(&self, unit: &FileUnit) -> bool {
+        (unit.path.parent())
+            .is_some_and(|dir| (self.packages.get(dir).copied()).unwrap_or_else(|| is_package(dir)))
     }
 
     /// A file's dotted names from the import roots: its path from its workspace's root and from
@@ -325,21 +328,31 @@ pub(super) struct Told(BTreeMap<FileKey, PyFacts>);
 pub(super) fn decide(session: &Session) -> (python::Project, HashMap<PathBuf, Settled>, Told) {
     let overlay = HashMap::new();
     let files = PythonFiles::new(session, &overlay);
-    let empty = python::Project::default();
-    let firsts: Vec<(FileKey, Settled, PyFacts)> = files
-        .units
-        .par_iter()
-        .filter_map(|(key, unit)| {
-            let (settled, facts) = files.check(unit, &empty)?;
-            Some((key.clone(), settled, facts))
-        })
-        .collect();
+    // The packages' library modules first, each as if it were the only file; then the other
+    // files (scripts, examples, tests, notebooks, modules outside packages), which mostly ask
+    // about the packages' modules, with what those told. The fixed point then checks again any
+    // file whose answers changed, as it would from any start.
+    let (modules, others): (Vec<_>, Vec<_>) = (files.units.iter())
+        .partition(|(_, unit)| unit.role == FileRole::Library && files.in_package(unit));
+    let check_all = |wave: Vec<(&FileKey, &&FileUnit)>, project: &python::Project| {
+        wave.par_iter()
+            .filter_map(|(key, unit)| {
+                let (settled, facts) = files.check(unit, project)?;
+                Some(((*key).clone(), settled, facts))
+            })
+            .collect::<Vec<(FileKey, Settled, PyFacts)>>()
+    };
     let mut settled = HashMap::new();
     let mut facts = BTreeMap::new();
-    for (key, first, fact) in firsts {
-        settled.insert(files.units[&key].path.clone(), first);
-        facts.insert(key, fact);
-    }
+    let mut record = |checked: Vec<(FileKey, Settled, PyFacts)>, facts: &mut BTreeMap<_, _>| {
+        for (key, first, fact) in checked {
+            settled.insert(files.units[&key].path.clone(), first);
+            facts.insert(key, fact);
+        }
+    };
+    record(check_all(modules, &python::Project::default()), &mut facts);
+    let told_by_modules = files.decide(&facts, None).unwrap_or_default();
+    record(check_all(others, &told_by_modules), &mut facts);
     let project = fixed_point(&files, &mut facts, |key, again| {
         settled.insert(files.units[key].path.clone(), again);
     })
