@@ -1,8 +1,10 @@
-//! How the driver lints Python files: a first check of every file as if it were the only one
-//! gives what each tells the others (its device choosers, what its imports bind, whether it
-//! runs as a program) and provisional findings; then the project's [`fixed_point`] checks again
-//! each file whose questions to the project are now answered otherwise than when it was last
-//! checked, until the answers settle. A file asks nothing of most projects, and is checked once.
+//! How the driver lints Python files: a first check of every file gives what each tells the
+//! others (its device choosers, what its imports bind, whether it runs as a program) and
+//! provisional findings, the packages' library modules each as if it were the only file, then
+//! the other files (scripts, examples, tests, notebooks) with what the modules told; then the
+//! project's [`fixed_point`] checks again each file whose questions to the project are now
+//! answered otherwise than when it was last checked, until the answers settle. A file asks
+//! nothing of most projects, and is checked once.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
