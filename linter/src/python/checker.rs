@@ -678,16 +678,20 @@ impl Checker<'_, '_> {
         // A device built where it is compared (`x.device != torch.device(f"cuda:{current}")`)
         // is compared too.
         let builds_device = path.as_deref() == Some("torch.device");
-        // A choice handed to a function of the project that looks at its device
-        // (`select_device("0" if torch.cuda.is_available() else "cpu")`) is looked at: the
-        // places of such arguments.
-        let looked_at = match path.as_deref() {
-            Some(path) => (call.arguments.args.iter().enumerate().take(64))
-                .filter(|(at, value)| {
-                    matches!(value, Expr::If(_)) && self.looks_at_device(path, &Slot::At(*at))
+        // A choice by availability handed to a function of the project that looks at its device
+        // (`select_device("0" if torch.cuda.is_available() else "cpu")`, by position or by the
+        // parameter's name) is looked at: such arguments.
+        let handed_choice = (call.arguments.args.iter())
+            .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value))
+            .any(|value| matches!(value, Expr::If(_)));
+        let looked_at: Vec<&Expr> = match path.as_deref() {
+            Some(path) if handed_choice => Slot::of(&call.arguments)
+                .filter(|(slot, value)| {
+                    self.fallback(value).is_some() && self.looks_at_device(path, slot)
                 })
-                .fold(0u64, |places, (at, _)| places | (1 << at)),
-            None => 0,
+                .map(|(_, value)| value)
+                .collect(),
+            _ => Vec::new(),
         };
         self.call(call, path);
         // The callee's own chain is resolved whole; what it is called on is walked.
@@ -706,14 +710,13 @@ impl Checker<'_, '_> {
             false => std::mem::take(&mut self.checking),
         };
         self.typing += type_check;
-        for (at, value) in call.arguments.args.iter().enumerate() {
-            let looked = usize::from(at < 64 && looked_at & (1 << at) != 0);
+        let arguments = (call.arguments.args.iter())
+            .chain(call.arguments.keywords.iter().map(|keyword| &keyword.value));
+        for value in arguments {
+            let looked = usize::from(looked_at.iter().any(|choice| std::ptr::eq(*choice, value)));
             self.looking += looked;
             self.visit_expr(value);
             self.looking -= looked;
-        }
-        for keyword in &call.arguments.keywords {
-            self.visit_expr(&keyword.value);
         }
         self.typing -= type_check;
         self.checking = checking;

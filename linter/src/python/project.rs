@@ -10,6 +10,8 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use ruff_python_ast as ast;
+
 use crate::python::semantic::Imports;
 
 /// What other files need to know of this one: its device choosers, and the names its imports
@@ -149,12 +151,26 @@ pub enum Slot {
 }
 
 impl Slot {
-    /// Whether the argument in this slot is the parameter at place `at` (none when it is
-    /// keyword-only) named `name`.
-    pub(crate) fn names(&self, at: Option<usize>, name: &str) -> bool {
+    /// The arguments a call hands, each with its slot: the positional ones up to the first
+    /// `*args` (after it, places are unknown), then those passed by name (not `**kwargs`).
+    pub(crate) fn of(arguments: &ast::Arguments) -> impl Iterator<Item = (Slot, &ast::Expr)> {
+        let positional = (arguments.args.iter().enumerate())
+            .take_while(|(_, argument)| !argument.is_starred_expr())
+            .map(|(at, argument)| (Slot::At(at), argument));
+        let named = (arguments.keywords.iter()).filter_map(|keyword| {
+            Some((
+                Slot::Named(keyword.arg.as_ref()?.as_str().into()),
+                &keyword.value,
+            ))
+        });
+        positional.chain(named)
+    }
+
+    /// Whether the argument in this slot is `param`.
+    pub(crate) fn is(&self, param: &DeviceParam) -> bool {
         match self {
-            Slot::At(place) => at == Some(*place),
-            Slot::Named(named) => named == name,
+            Slot::At(place) => param.at == Some(*place),
+            Slot::Named(named) => *named == param.name,
         }
     }
 }
@@ -177,10 +193,8 @@ pub struct Project {
     choosers: FxHashSet<String>,
     /// The choosers that may return what their caller passed ([`Summary::passing`]).
     passing: FxHashSet<String>,
-    /// The project's functions that take a device: path → the parameters' places among the
-    /// positional arguments (none when keyword-only), names, and whether the function looks at
-    /// each.
-    device_params: FxHashMap<String, Vec<(Option<usize>, CompactString, bool)>>,
+    /// The project's functions that take a device, by each name a function has.
+    device_params: FxHashMap<String, Vec<DeviceParam>>,
     /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is a program.
@@ -427,7 +441,7 @@ impl Project {
     /// Whether the function `path` takes a device in `slot`: whether it looks at it, if so.
     fn device_param(&self, path: &str, slot: &Slot) -> Option<bool> {
         let params = self.device_params.get(path)?;
-        (params.iter().find(|(at, name, _)| slot.names(*at, name))).map(|param| param.2)
+        (params.iter().find(|param| slot.is(param))).map(|param| param.looked)
     }
 
     /// Whether `found` holds for `path` or for what it re-exports, followed through the
@@ -706,8 +720,11 @@ fn defined(files: &[ModuleFile]) -> Project {
         }
         for param in &file.summary.device_params {
             for name in names(&param.function) {
-                let params = project.device_params.entry(name).or_default();
-                params.push((param.at, param.name.clone(), param.looked));
+                project
+                    .device_params
+                    .entry(name)
+                    .or_default()
+                    .push(param.clone());
             }
         }
         for (name, callee) in &file.summary.instances {

@@ -285,15 +285,7 @@ impl<'a> Checker<'a, '_> {
     /// takes there (`sync(device)` of `def sync(device): if device.type == "cuda": ...`).
     /// By position or by name (`print_train_time(start, end, device=device)`).
     fn hands_to_looker(&self, call: &ast::ExprCall, path: &str, name: &str) -> bool {
-        let positional =
-            (call.arguments.args.iter().enumerate()).map(|(at, arg)| (Slot::At(at), arg));
-        let named = (call.arguments.keywords.iter()).filter_map(|keyword| {
-            Some((
-                Slot::Named(keyword.arg.as_ref()?.as_str().into()),
-                &keyword.value,
-            ))
-        });
-        positional.chain(named).any(|(slot, arg)| {
+        Slot::of(&call.arguments).any(|(slot, arg)| {
             dotted(arg).as_deref() == Some(name) && self.looks_at_device(path, &slot)
         })
     }

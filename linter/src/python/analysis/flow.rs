@@ -315,15 +315,11 @@ impl<'a> Checker<'a, '_> {
     /// (`init_workers(cfg, local_rank=0)`): it reaches a device. (`device=` and `..._device=`
     /// reach one whatever the callee.)
     pub(crate) fn device_arguments(&mut self, call: &ast::ExprCall, path: &str) {
-        let positional = call.arguments.args.iter().enumerate();
-        let positional = positional
-            .take_while(|(_, argument)| !argument.is_starred_expr())
-            .map(|(at, argument)| (Slot::At(at), argument));
-        let named = (call.arguments.keywords.iter())
-            .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str(), &keyword.value)))
-            .filter(|(name, _)| *name != "device" && !name.ends_with("_device"))
-            .map(|(name, value)| (Slot::Named(name.into()), value));
-        for (slot, argument) in positional.chain(named) {
+        let handed = Slot::of(&call.arguments).filter(|(slot, _)| match slot {
+            Slot::At(_) => true,
+            Slot::Named(name) => name != "device" && !name.ends_with("_device"),
+        });
+        for (slot, argument) in handed {
             // A device string, a GPU's index (`get_device(0)`), a name holding a device string
             // (`device` of `def __init__(self, device="cuda")`), or, by position, a call of the
             // project's chooser (`move_to_device(batch, get_default_device())`).
@@ -334,8 +330,8 @@ impl<'a> Checker<'a, '_> {
             if !device {
                 continue;
             }
-            let own = (self.device_params.iter())
-                .any(|param| param.function == path && slot.names(param.at, &param.name));
+            let own =
+                (self.device_params.iter()).any(|param| param.function == path && slot.is(param));
             if own || self.takes_device(path, &slot) {
                 let callee = self.source(&range(&*call.func)).to_owned();
                 let shown = |ordinal| match &slot {
@@ -356,9 +352,8 @@ impl<'a> Checker<'a, '_> {
     /// Whether a function of this file or the project looks at the device it takes in `slot`
     /// (`select_device(...)` logs what it selects).
     pub(crate) fn looks_at_device(&self, path: &str, slot: &Slot) -> bool {
-        let own = (self.device_params.iter()).any(|param| {
-            param.function == path && slot.names(param.at, &param.name) && param.looked
-        });
+        let own = (self.device_params.iter())
+            .any(|param| param.function == path && slot.is(param) && param.looked);
         own || {
             self.ask_device_param(path, slot);
             self.project.looks_at_device(path, slot)
@@ -430,32 +425,21 @@ impl<'a> Checker<'a, '_> {
                 if scoped && pending.choice == Choice::Current {
                     return None;
                 }
-                let first = !pending.reported;
-                pending.reported = true;
-                // What a branch chose instead, not yet reported.
-                let mut others = Vec::new();
+                // Reported where it is first used, with what a branch chose instead.
+                let first = !std::mem::replace(&mut pending.reported, true);
+                let mut newly = Vec::new();
                 for other in pending.or.iter_mut().filter(|other| !other.reported) {
                     other.reported = true;
-                    others.push(other.clone());
+                    newly.push(other.clone());
                 }
                 let pending = pending.clone();
-                if first {
-                    self.chosen(
-                        pending.choice,
-                        pending.shown,
-                        pending.span.clone(),
-                        pending.in_entry,
-                    );
-                }
-                self.reaches(&pending.span, range(value));
-                for other in others {
-                    self.chosen(
-                        other.choice,
-                        other.shown,
-                        other.span.clone(),
-                        other.in_entry,
-                    );
-                    self.reaches(&other.span, range(value));
+                for (held, new) in std::iter::once((pending, first))
+                    .chain(newly.into_iter().map(|other| (other, true)))
+                {
+                    if new {
+                        self.chosen(held.choice, held.shown, held.span.clone(), held.in_entry);
+                    }
+                    self.reaches(&held.span, range(value));
                 }
             }
             return None;

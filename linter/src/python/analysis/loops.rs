@@ -12,7 +12,7 @@ use crate::analysis::{Event, How};
 use crate::python::checker::Checker;
 use compact_str::CompactString;
 
-use crate::python::semantic::{assigned_names, collect_names, dotted, integer, keyed, peel, root};
+use crate::python::semantic::{assigned_names, collect_names, dotted, integer, keyed, peel};
 
 /// A loop being walked.
 #[derive(Debug)]
@@ -52,11 +52,7 @@ impl<'a> Visitor<'a> for Effects {
             Stmt::AugAssign(assign) => std::slice::from_ref(&*assign.target),
             _ => &[],
         };
-        self.stored.extend(
-            targets
-                .iter()
-                .filter_map(|target| keyed(target).or_else(|| indexed(target))),
-        );
+        self.stored.extend(targets.iter().filter_map(receiver_name));
         if let Stmt::Expr(statement) = stmt
             && let Expr::Call(call) = &*statement.value
             && let Expr::Attribute(method) = &*call.func
@@ -135,19 +131,13 @@ impl<'a> Checker<'a, '_> {
                 .iter()
                 .all(|name| !frame.assigned.contains(name.as_str()))
         };
-        // Of a dict's item, the dict's (`batch` of `batch["input_ids"]`).
-        let receiver_root = match moved {
-            Expr::Subscript(item) => root(&item.value),
-            other => root(other),
-        }
-        .unwrap_or_default();
         // A tensor made or moved here is left where it is by `.cpu()` and `.cuda()`, which
         // return copies: moved twice, it is still the same tensor (a module moves itself).
         let tensor = (self.function.flow.facts.get(receiver_name.as_str()))
             .is_some_and(|fact| fact.how != How::Named);
-        if frame.assigned.contains(receiver_name.as_str())
-            || frame.assigned.contains(receiver_root)
-            || !invariant(moved)
+        // What it is made of, the dict of a dict's item (`batch` of `batch["input_ids"]`) and
+        // the index of an item (`i` of `scores[i]`) among it, is not assigned in the loop.
+        if !invariant(moved)
             || (frame.moved_twice.contains(&receiver_name) && !tensor)
             || frame.stored.contains(&receiver_name)
             || (frame.changed.iter()).any(|changed| {
