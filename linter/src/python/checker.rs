@@ -22,7 +22,7 @@ use ruff_text_size::Ranged;
 
 use crate::analysis::Event;
 use crate::api::{Api, Role};
-use crate::python::analysis::device_params::device_params;
+use crate::python::analysis::device_params::{device_params, methods};
 use crate::python::analysis::{
     entry::{EntryPoints, FileRun, is_main_guard},
     fallback::said,
@@ -99,6 +99,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         test: cx.role == FileRole::EntryFile && file.program,
         imported: imported_modules(&module.body, &checker.package),
         device_params: std::mem::take(&mut checker.device_params),
+        methods: methods(&module.body),
         launched: std::mem::take(&mut checker.entries.launched_elsewhere),
         device_modules: std::mem::take(&mut checker.device_modules),
         asks_driver: std::mem::take(&mut checker.asks_driver),

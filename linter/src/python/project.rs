@@ -39,6 +39,8 @@ pub struct Summary {
     pub imported: Vec<CompactString>,
     /// Its functions that take a device (`def generate(model, params, device)`).
     pub device_params: Vec<DeviceParam>,
+    /// The names of the methods its classes define (constructors aside), one for each.
+    pub methods: Vec<CompactString>,
     /// Other modules' functions it hands to a process or thread launcher, by dotted path.
     pub launched: Vec<String>,
     /// Its functions that return torch's module of an accelerator (`def get_torch_device():
@@ -110,6 +112,9 @@ pub struct Asked {
     /// Functions asked whether a parameter is a device (path, where the call hands it), and
     /// whether they look at it.
     pub(crate) takes_device: FxHashSet<(String, Slot)>,
+    /// Method names asked whether a method of that name of the project's classes takes a
+    /// device where a call hands it an argument.
+    pub(crate) method_takes_device: FxHashSet<(CompactString, Slot)>,
     /// Functions the main guard calls, and modules of `scripts/` folders, asked whether another
     /// file imports them.
     pub(crate) imported_elsewhere: FxHashSet<String>,
@@ -140,6 +145,9 @@ pub struct DeviceParam {
     pub name: CompactString,
     /// Whether the function looks at it (compares it, reports it).
     pub looked: bool,
+    /// Whether the function is a method called on an instance (`model.to_device(device)`), not
+    /// a module's function or a class's constructor.
+    pub method: bool,
 }
 
 /// Where a call hands a function an argument: by its place among the positional arguments, or
@@ -195,6 +203,10 @@ pub struct Project {
     passing: FxHashSet<String>,
     /// The project's functions that take a device, by each name a function has.
     device_params: FxHashMap<String, Vec<DeviceParam>>,
+    /// The methods of the project's classes that take a device, by the method's name.
+    method_device_params: FxHashMap<CompactString, Vec<DeviceParam>>,
+    /// How many methods of each name the project's classes define.
+    methods: FxHashMap<CompactString, usize>,
     /// Module → its summary, for the dotted path each of its names was imported from.
     imports: FxHashMap<String, Arc<Summary>>,
     /// The modules outside packages, as `folder|module`, and whether each is a program.
@@ -433,6 +445,24 @@ impl Project {
         self.names(path, |path| self.device_param(path, slot).is_some())
     }
 
+    /// Whether every method named `method` of the project's classes takes a device in `slot`:
+    /// what a call of it on an instance of no known class hands there (`model.to_device(...)`).
+    /// A name that classes define with other parameters there (`process(self, pipe, height,
+    /// width, seed, rand_device)` beside `process(self, pipe, height, width, num_frames)`) says
+    /// nothing of the call.
+    pub fn method_takes_device(&self, method: &str, slot: &Slot) -> bool {
+        let Some(params) = self.method_device_params.get(method) else {
+            return false;
+        };
+        let mut taking: Vec<&str> = (params.iter())
+            .filter(|param| slot.is(param))
+            .map(|param| param.function.as_str())
+            .collect();
+        taking.sort_unstable();
+        taking.dedup();
+        !taking.is_empty() && self.methods.get(method) == Some(&taking.len())
+    }
+
     /// Whether the function `path` looks at the device it takes in `slot`.
     pub fn looks_at_device(&self, path: &str, slot: &Slot) -> bool {
         self.names(path, |path| self.device_param(path, slot) == Some(true))
@@ -544,6 +574,9 @@ impl Project {
                         self.looks_at_device(path, slot),
                     )
                 })
+                .collect(),
+            method_takes_device: (asked.method_takes_device.iter())
+                .map(|(method, slot)| self.method_takes_device(method, slot))
                 .collect(),
             imported_elsewhere: asked
                 .imported_elsewhere
@@ -718,7 +751,19 @@ fn defined(files: &[ModuleFile]) -> Project {
                 project.tensor_returns.insert(name, returned.clone());
             }
         }
+        for method in &file.summary.methods {
+            *project.methods.entry(method.clone()).or_default() += 1;
+        }
         for param in &file.summary.device_params {
+            if param.method
+                && let Some((_, method)) = param.function.rsplit_once('.')
+            {
+                (project
+                    .method_device_params
+                    .entry(method.into())
+                    .or_default())
+                .push(param.clone());
+            }
             for name in names(&param.function) {
                 project
                     .device_params
@@ -803,6 +848,7 @@ pub struct Answers {
     chooses: Vec<(bool, bool)>,
     forwards: Vec<bool>,
     takes_device: Vec<(bool, bool)>,
+    method_takes_device: Vec<bool>,
     imported_elsewhere: Vec<(bool, bool)>,
     unimported: Vec<bool>,
     launched_in: Vec<Vec<String>>,

@@ -41,7 +41,8 @@ declare_rule! {
     /// `device` or handed to any call but a log line, a GPU's index by a keyword that says so
     /// (`gpu_id=0`, as diffusers' `enable_model_cpu_offload` takes it; `device_index=1`) or in
     /// a list (`devices=[0]`), an index given to a project function whose parameter is a device
-    /// or a GPU's index (`get_device(0)` for `def get_device(local_rank)`), and a default ordinal
+    /// or a GPU's index (`get_device(0)` for `def get_device(local_rank)`), or to a method every
+    /// class of the project that defines it takes a device with there, and a default ordinal
     /// of a parameter (`device: int = 0`, `device_id=0`), an attribute (`opt.gpu = 0`) or a
     /// lookup (`kwargs.get("device_id", 0)`) that reaches a device (also as the index of
     /// `torch.device("cuda", device_id)`), outside entry points:

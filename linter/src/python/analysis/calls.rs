@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use crate::analysis::{Event, says_device, says_gpu_index};
 use crate::api::Role;
-use crate::python::analysis::flow::Choice;
+use crate::python::analysis::flow::{Callee, Choice};
 use crate::python::checker::Checker;
 use crate::python::note_asked;
 use crate::python::semantic::{forwards, integer, last_name, range, string};
@@ -70,7 +70,7 @@ impl<'a> Checker<'a, '_> {
                     _ => {}
                 }
             }
-            self.device_arguments(call, path);
+            self.device_arguments(call, Callee::Function(path));
             if let Some(name) = path.strip_prefix("torch.")
                 && self.api.names.combining.contains(name)
             {
@@ -89,8 +89,11 @@ impl<'a> Checker<'a, '_> {
             && path.is_none()
         {
             // A method of the class being walked (`self.load(path, device)`).
-            if let Some(own) = self.own_method(&call.func) {
-                self.device_arguments(call, &own);
+            match self.own_method(&call.func) {
+                Some(own) => self.device_arguments(call, Callee::Function(&own)),
+                // A method of one of the project's classes, on an instance of another class
+                // or none known (`model.to_device(device)`).
+                None => self.device_arguments(call, Callee::Method(method.attr.as_str())),
             }
             self.method_call(call, method);
         }

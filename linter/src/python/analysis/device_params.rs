@@ -2,6 +2,7 @@
 //! that take a device, found by the parameter's name or by its use in the body, and the GPU
 //! index a device string is built with.
 
+use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -74,11 +75,29 @@ pub(crate) fn device_params(body: &[Stmt], module: &str, text: &str) -> Vec<Devi
                     at,
                     name: name.into(),
                     looked: false,
+                    method: class.is_some() && def.name.as_str() != "__init__",
                 });
             }
         }
     }
     found
+}
+
+/// The names of the methods the module's classes define, constructors aside, one for each
+/// definition ([`Summary::methods`](crate::python::Summary::methods)).
+pub(crate) fn methods(body: &[Stmt]) -> Vec<CompactString> {
+    let classes = body.iter().filter_map(|stmt| match stmt {
+        Stmt::ClassDef(class) => Some(class),
+        _ => None,
+    });
+    (classes.flat_map(|class| &class.body))
+        .filter_map(|stmt| match stmt {
+            Stmt::FunctionDef(def) if def.name.as_str() != "__init__" => {
+                Some(def.name.as_str().into())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where a module's text says `cuda` or `device`, found in one pass over it, so that whether a

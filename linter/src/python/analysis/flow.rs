@@ -108,6 +108,16 @@ pub(crate) struct HeldDevice {
     pub(crate) or: Vec<HeldDevice>,
 }
 
+/// What a call calls, for the devices it hands on ([`Checker::device_arguments`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Callee<'a> {
+    /// A function or class of the project, by its dotted path.
+    Function(&'a str),
+    /// A method of some class of the project, by its name, called on an instance of no known
+    /// class.
+    Method(&'a str),
+}
+
 impl HeldDevice {
     /// What the name holds after branches, one of which held `other`: a default that a branch
     /// replaced stays possible.
@@ -312,9 +322,11 @@ impl<'a> Checker<'a, '_> {
 
     /// A device passed to a function of the project whose parameter there is a device, by
     /// position (`generate_stream(model, tokenizer, params, "cuda")`) or by the parameter's name
-    /// (`init_workers(cfg, local_rank=0)`): it reaches a device. (`device=` and `..._device=`
-    /// reach one whatever the callee.)
-    pub(crate) fn device_arguments(&mut self, call: &ast::ExprCall, path: &str) {
+    /// (`init_workers(cfg, local_rank=0)`), or to a method that the project's classes define
+    /// with a device there, called on an instance of no known class (`model.to_device(device
+    /// or default_device())`): it reaches a device. (`device=` and `..._device=` reach one
+    /// whatever the callee.)
+    pub(crate) fn device_arguments(&mut self, call: &ast::ExprCall, callee: Callee<'_>) {
         let handed = Slot::of(&call.arguments).filter(|(slot, _)| match slot {
             Slot::At(_) => true,
             Slot::Named(name) => name != "device" && !name.ends_with("_device"),
@@ -323,16 +335,15 @@ impl<'a> Checker<'a, '_> {
             // A device string, a GPU's index (`get_device(0)`), a name holding a device string
             // (`device` of `def __init__(self, device="cuda")`), or, by position, a call of the
             // project's chooser (`move_to_device(batch, get_default_device())`).
-            let device = integer(argument).is_some()
-                || (string(argument).is_some() && self.device_of(argument).is_some())
-                || self.pending_of(argument).is_some()
-                || (matches!(slot, Slot::At(_)) && self.chooser_call(argument));
-            if !device {
+            if !self.handed_device(argument, &slot) {
                 continue;
             }
-            let own =
-                (self.device_params.iter()).any(|param| param.function == path && slot.is(param));
-            if own || self.takes_device(path, &slot) {
+            // This file's functions, before the project knows them; a method by its name only
+            // from the project, which knows every class that defines one of that name.
+            let own = (self.device_params.iter()).any(|param| {
+                matches!(callee, Callee::Function(path) if param.function == path) && slot.is(param)
+            });
+            if own || self.takes_device(callee, &slot) {
                 let callee = self.source(&range(&*call.func)).to_owned();
                 let shown = |ordinal| match &slot {
                     Slot::At(_) => format!("{callee}(..., {ordinal})"),
@@ -343,10 +354,41 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// Whether the project's function `path` takes a device in `slot`.
-    fn takes_device(&self, path: &str, slot: &Slot) -> bool {
-        self.ask_device_param(path, slot);
-        self.project.takes_device(path, slot)
+    /// Whether `argument`, handed in `slot`, is a device: a device string, a GPU's index
+    /// (`get_device(0)`), a name holding a device string (`device` of `def __init__(self,
+    /// device="cuda")`), by position a call of the project's chooser
+    /// (`move_to_device(batch, get_default_device())`), or a choice between such values
+    /// (`device if device is not None else get_default_device()`).
+    fn handed_device(&self, argument: &Expr, slot: &Slot) -> bool {
+        match argument {
+            Expr::If(choice) => [&choice.body, &choice.orelse]
+                .iter()
+                .any(|branch| self.handed_device(branch, slot)),
+            Expr::BoolOp(either) if either.op == ast::BoolOp::Or => {
+                (either.values.iter()).any(|value| self.handed_device(value, slot))
+            }
+            _ => {
+                integer(argument).is_some()
+                    || (string(argument).is_some() && self.device_of(argument).is_some())
+                    || self.pending_of(argument).is_some()
+                    || (matches!(slot, Slot::At(_)) && self.chooser_call(argument))
+            }
+        }
+    }
+
+    /// Whether the project's function, or a method of its classes, takes a device in `slot`.
+    fn takes_device(&self, callee: Callee<'_>, slot: &Slot) -> bool {
+        match callee {
+            Callee::Function(path) => {
+                self.ask_device_param(path, slot);
+                self.project.takes_device(path, slot)
+            }
+            Callee::Method(name) => {
+                let asked = &mut self.asked.borrow_mut().method_takes_device;
+                asked.insert((name.into(), slot.clone()));
+                self.project.method_takes_device(name, slot)
+            }
+        }
     }
 
     /// Whether a function of this file or the project looks at the device it takes in `slot`
