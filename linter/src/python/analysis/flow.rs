@@ -489,6 +489,14 @@ impl<'a> Checker<'a, '_> {
         if let Expr::BooleanLiteral(_) = value {
             return None;
         }
+        // `device=0 if device == "cuda" else -1`: a GPU by its index in one branch.
+        if let Expr::If(choice) = value
+            && let Some(branch) = [&*choice.body, &*choice.orelse]
+                .into_iter()
+                .find(|branch| integer(branch).is_some())
+        {
+            return self.device_argument(branch, shown_int);
+        }
         let ordinal = integer(value)?;
         let span = range(value);
         self.chosen(
