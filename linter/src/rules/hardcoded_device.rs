@@ -43,8 +43,10 @@ declare_rule! {
     /// a list (`devices=[0]`), an index given to a project function whose parameter is a device
     /// or a GPU's index (`get_device(0)` for `def get_device(local_rank)`), or to a method every
     /// class of the project that defines it takes a device with there, and a default ordinal
-    /// of a parameter (`device: int = 0`, `device_id=0`), an attribute (`opt.gpu = 0`) or a
-    /// lookup (`kwargs.get("device_id", 0)`) that reaches a device (also as the index of
+    /// of a parameter (`device: int = 0`, `device_id=0`), an attribute (`opt.gpu = 0`), a
+    /// class's field (`device_id: int = 0`, read as `self.device_id`; a method that returns
+    /// `f"cuda:{self.device_id}"` builds a device of it) or a lookup
+    /// (`kwargs.get("device_id", 0)`) that reaches a device (also as the index of
     /// `torch.device("cuda", device_id)`), outside entry points:
     /// ```python
     /// DEVICE = "cuda:1"

@@ -4,10 +4,11 @@
 
 use ruff_python_ast::{self as ast, Expr, Operator};
 
-use crate::analysis::says_device;
+use crate::analysis::{says_device, says_gpu_index};
 use crate::python::analysis::calls::holds_map;
+use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, last_name, range, string};
+use crate::python::semantic::{dotted, integer, last_name, range, string};
 
 impl Checker<'_, '_> {
     /// `target op= value`, once its expressions are walked.
@@ -94,6 +95,20 @@ impl Checker<'_, '_> {
                             self.device_literal(self.field_default(value).unwrap_or(value))
                     {
                         self.chosen(choice, shown, span, self.function.in_entry);
+                    }
+                    // A field whose default is a GPU's index (`device_id: int = 0`): what its
+                    // instances' methods read as `self.device_id`, held as a parameter's
+                    // default is, for where it reaches a device.
+                    if self.class_body.is_some()
+                        && says_gpu_index(&name)
+                        && let default = self.field_default(value).unwrap_or(value)
+                        && let Some(ordinal) = integer(default)
+                    {
+                        let shown = self
+                            .source(&(range(target).start..range(value).end))
+                            .to_owned();
+                        let (choice, span) = (Choice::Ordinal(ordinal), range(default));
+                        self.hold(&format!("self.{name}"), choice, shown, span, false, true);
                     }
                     self.bind_device_string(&name, value, module_level);
                     // `settings = Settings()`: an instance that other modules name.

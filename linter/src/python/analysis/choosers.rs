@@ -79,6 +79,17 @@ impl<'a> Checker<'a, '_> {
                 _ => false,
             };
         }
+        // `return f"cuda:{self.device_id}"`: a GPU by an index held here (a field's default
+        // `device_id: int = 0`) is built into a device, where the index goes.
+        if let Expr::FString(f) = value
+            && f.value.elements().next().is_some_and(|first| {
+                matches!(first, ast::InterpolatedStringElement::Literal(text)
+                    if text.value.starts_with("cuda:"))
+            })
+            && self.pending_name_in(value).is_some()
+        {
+            self.device_argument(value, |_| String::new());
+        }
         if let Expr::Tuple(tuple) = value {
             for (at, element) in tuple.elts.iter().enumerate() {
                 if self.returns_chosen(element, before) {
