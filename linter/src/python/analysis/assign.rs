@@ -2,6 +2,7 @@
 //! `device_map`, a name's string, alias and facts, and the module's instances that other
 //! modules name (`settings = Settings()`).
 
+use compact_str::CompactString;
 use ruff_python_ast::{self as ast, Expr, Operator};
 
 use crate::analysis::{says_device, says_gpu_index};
@@ -131,7 +132,10 @@ impl Checker<'_, '_> {
                             }
                         }
                     }
-                    match (string(value), self.resolve(value)) {
+                    match (
+                        string(value),
+                        self.resolve(value).or_else(|| self.either(value)),
+                    ) {
                         (Some(text), _) => {
                             self.function
                                 .flow
@@ -184,6 +188,21 @@ impl Checker<'_, '_> {
 
     /// The default a field declaration gives (`Field(default="cuda", description=...)`,
     /// `dataclasses.field(default="cuda")`), for a class's field.
+    /// What a name bound to one of two callables may call, for placement: the one the tables
+    /// know (`context = NullContext if n_gpus != 1 else torch.device`, then `with
+    /// context(device):`).
+    fn either(&self, value: &Expr) -> Option<CompactString> {
+        let Expr::If(choice) = value else {
+            return None;
+        };
+        [&*choice.body, &*choice.orelse]
+            .into_iter()
+            .find_map(|branch| {
+                (self.resolve(branch))
+                    .filter(|path| path == "torch.device" || self.item(path).is_some())
+            })
+    }
+
     fn field_default<'v>(&self, value: &'v Expr) -> Option<&'v Expr> {
         let Expr::Call(call) = value else {
             return None;
