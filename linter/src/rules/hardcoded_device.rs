@@ -39,7 +39,8 @@ declare_rule! {
     /// `"cuda:1"`, `torch.device("cuda", 1)`, `.cuda(1)`, `.to(1)`, `device=0` and
     /// `device_map={"": 0}`, where a device goes, `"cuda:1"` bound to a name that says
     /// `device` or handed to any call but a log line, a GPU's index by a keyword that says so
-    /// (`gpu_id=0`, as diffusers' `enable_model_cpu_offload` takes it; `device_index=1`) or in
+    /// (`gpu_id=0`, as diffusers' `enable_model_cpu_offload` takes it; `device_index=1`; also a
+    /// defaulted index handed on, `device_index=device_index`) or in
     /// a list (`devices=[0]`), an index given to a project function whose parameter is a device
     /// or a GPU's index (`get_device(0)` for `def get_device(local_rank)`), or to a method every
     /// class of the project that defines it takes a device with there, and a default ordinal

@@ -145,8 +145,14 @@ impl<'a> Checker<'a, '_> {
                 // `device_map={"": 0}` (transformers, accelerate): each module's device.
                 ("device_map", value) => self.device_maps(value),
                 // A GPU's index by a keyword that says so (`gpu_id=0` of diffusers' offloading,
-                // `device_index=1`).
-                (name, value) if integer(value).is_some() && says_gpu_index(name) => {
+                // `device_index=1`), also a name holding one (`device_index=device_index` of a
+                // default `device_index: int = 0`).
+                (name, value)
+                    if says_gpu_index(name)
+                        && (integer(value).is_some()
+                            || (self.pending_of(value))
+                                .is_some_and(|held| matches!(held.choice, Choice::Ordinal(_)))) =>
+                {
                     self.device_argument(value, |ordinal| format!("{name}={ordinal}"));
                 }
                 // GPUs listed by index (`devices=[0]`, `gpu_ids=[0, 1]`).
