@@ -148,10 +148,12 @@ impl<'a> Checker<'a, '_> {
                 // `device_index=1`), also a name holding one (`device_index=device_index` of a
                 // default `device_index: int = 0`).
                 (name, value)
-                    if says_gpu_index(name)
-                        && (integer(value).is_some()
-                            || (self.pending_of(value))
-                                .is_some_and(|held| matches!(held.choice, Choice::Ordinal(_)))) =>
+                    if (integer(value).is_some()
+                        || (matches!(value, Expr::Name(_) | Expr::Attribute(_))
+                            && (self.pending_of(value)).is_some_and(|held| {
+                                matches!(held.choice, Choice::Ordinal(_))
+                            })))
+                        && says_gpu_index(name) =>
                 {
                     self.device_argument(value, |ordinal| format!("{name}={ordinal}"));
                 }
