@@ -12,6 +12,8 @@ use common::{command, placement, stderr, stdout, write_files};
 
 const GPU_ONE: &str =
     "pub fn f() -> candle_core::Device { candle_core::Device::new_cuda(1).unwrap() }\n";
+/// A program that chooses GPU 1 itself.
+const MAIN_ON_GPU_ONE: &str = "fn main() { let _ = candle_core::Device::new_cuda(1); }\n";
 
 fn package(name: &str) -> String {
     format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
@@ -168,7 +170,6 @@ fn packages_a_workspace_leaves_out_are_linted_with_their_own_roles() {
     // A monorepo root without a manifest: a workspace that excludes its GPU crate, another
     // workspace with a binary, and loose files.
     let dir = tempfile::tempdir().unwrap();
-    let main = "fn main() { let _ = candle_core::Device::new_cuda(1); }\n";
     write_files(
         dir.path(),
         &[
@@ -185,10 +186,10 @@ fn packages_a_workspace_leaves_out_are_linted_with_their_own_roles() {
                 "[workspace]\nmembers = [\"tool\"]\n",
             ),
             ("ml/nested/tool/Cargo.toml", &package("tool")),
-            ("ml/nested/tool/src/main.rs", main),
+            ("ml/nested/tool/src/main.rs", MAIN_ON_GPU_ONE),
             ("ml/nested/tool/src/lib.rs", GPU_ONE),
             ("serve/Cargo.toml", &package("serve")),
-            ("serve/src/main.rs", main),
+            ("serve/src/main.rs", MAIN_ON_GPU_ONE),
             ("scripts/probe.rs", GPU_ONE),
         ],
     );
@@ -673,14 +674,13 @@ fn a_python_project_in_a_cargo_workspace_takes_its_own_configuration() {
 #[test]
 fn a_file_no_target_compiles_is_a_program_when_it_defines_main() {
     let dir = tempfile::tempdir().unwrap();
-    let main = "fn main() { let _ = candle_core::Device::new_cuda(1); }\n";
     write_files(
         dir.path(),
         &[
             ("Cargo.toml", &package("a")),
             ("src/lib.rs", GPU_ONE),
             // Built by hand (`rustc`), outside every target: its own choice, as a bin's is.
-            ("bench/scripts/batch_bench.rs", main),
+            ("bench/scripts/batch_bench.rs", MAIN_ON_GPU_ONE),
             // Outside every target with no `main`: library code, as before.
             ("bench/scripts/shared.rs", GPU_ONE),
         ],

@@ -451,16 +451,11 @@ impl Project {
     /// width, seed, rand_device)` beside `process(self, pipe, height, width, num_frames)`) says
     /// nothing of the call.
     pub fn method_takes_device(&self, method: &str, slot: &Slot) -> bool {
-        let Some(params) = self.method_device_params.get(method) else {
-            return false;
-        };
-        let mut taking: Vec<&str> = (params.iter())
-            .filter(|param| slot.is(param))
-            .map(|param| param.function.as_str())
-            .collect();
-        taking.sort_unstable();
-        taking.dedup();
-        !taking.is_empty() && self.methods.get(method) == Some(&taking.len())
+        // A slot is at most one parameter of each method.
+        let taking = (self.method_device_params.get(method)).map_or(0, |params| {
+            params.iter().filter(|param| slot.is(param)).count()
+        });
+        taking > 0 && self.methods.get(method) == Some(&taking)
     }
 
     /// Whether the function `path` looks at the device it takes in `slot`.

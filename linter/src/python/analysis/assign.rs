@@ -186,8 +186,6 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// The default a field declaration gives (`Field(default="cuda", description=...)`,
-    /// `dataclasses.field(default="cuda")`), for a class's field.
     /// What a name bound to one of two callables may call, for placement: the one the tables
     /// know (`context = NullContext if n_gpus != 1 else torch.device`, then `with
     /// context(device):`).
@@ -203,6 +201,8 @@ impl Checker<'_, '_> {
             })
     }
 
+    /// The default a field declaration gives (`Field(default="cuda", description=...)`,
+    /// `dataclasses.field(default="cuda")`), for a class's field.
     fn field_default<'v>(&self, value: &'v Expr) -> Option<&'v Expr> {
         let Expr::Call(call) = value else {
             return None;

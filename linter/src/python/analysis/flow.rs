@@ -108,16 +108,6 @@ pub(crate) struct HeldDevice {
     pub(crate) or: Vec<HeldDevice>,
 }
 
-/// What a call calls, for the devices it hands on ([`Checker::device_arguments`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Callee<'a> {
-    /// A function or class of the project, by its dotted path.
-    Function(&'a str),
-    /// A method of some class of the project, by its name, called on an instance of no known
-    /// class.
-    Method(&'a str),
-}
-
 impl HeldDevice {
     /// What the name holds after branches, one of which held `other`: a default that a branch
     /// replaced stays possible.
@@ -140,6 +130,16 @@ pub(crate) enum Choice {
     Current,
     /// `"cuda:N"`.
     Ordinal(u64),
+}
+
+/// What a call calls, for the devices it hands on ([`Checker::device_arguments`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Callee<'a> {
+    /// A function or class of the project, by its dotted path.
+    Function(&'a str),
+    /// A method of some class of the project, by its name, called on an instance of no known
+    /// class.
+    Method(&'a str),
 }
 
 impl<'a> Checker<'a, '_> {
