@@ -139,8 +139,8 @@ pub struct Model {
     /// The names of the workspace's modules, which may stand before anything they re-export.
     pub modules: NameSet,
     /// The workspace's fields and methods whose types name a type of the API tables, by the
-    /// name of the type they belong to ([`summary::Member`]).
-    members: HashMap<CompactString, Vec<MemberOf>>,
+    /// name of the type they belong to and their own ([`summary::Member`]).
+    members: HashMap<CompactString, HashMap<CompactString, Vec<MemberOf>>>,
     /// The names of the types that have such members: a type worth resolving where it is held.
     pub member_owners: NameSet,
     /// The places of the device parameters of the workspace's functions, by the functions'
@@ -150,12 +150,11 @@ pub struct Model {
     pub takes_device: NameSet,
 }
 
-/// A member of a type, and the module whose names its type is written with.
+/// The type of a member of a type, and the module whose names it is written with.
 #[derive(Debug)]
 struct MemberOf {
     krate: CrateId,
     module: ModulePath,
-    name: CompactString,
     ty: String,
 }
 
@@ -364,10 +363,11 @@ impl<'a> Builder<'a> {
                 .members
                 .entry(CompactString::from(&member.owner))
                 .or_default()
+                .entry(CompactString::from(&member.name))
+                .or_default()
                 .push(MemberOf {
                     krate,
                     module: path.clone(),
-                    name: CompactString::from(&member.name),
                     ty: member.ty.clone(),
                 });
         }
@@ -507,14 +507,9 @@ impl Model {
     /// crate name first), with the crate and module it is written in.
     pub fn member(&self, owner: &str, name: &str) -> Option<(&str, CrateId, &[String])> {
         let (module, last) = owner.rsplit_once("::")?;
-        self.members.get(last)?.iter().find_map(|member| {
-            let same_module = self.names_module(module, member.krate, &member.module);
-            (member.name == name && same_module).then_some((
-                member.ty.as_str(),
-                member.krate,
-                member.module.as_slice(),
-            ))
-        })
+        let member = (self.members.get(last)?.get(name)?.iter())
+            .find(|member| self.names_module(module, member.krate, &member.module))?;
+        Some((member.ty.as_str(), member.krate, member.module.as_slice()))
     }
 
     /// The places of the device parameters of the workspace's function `path` (its full path,
