@@ -10,8 +10,10 @@ mod lex;
 pub mod summary;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -42,9 +44,9 @@ pub struct Module {
     /// Items by name (a name may be in both namespaces: `mod x` and `fn x`). The workspace's
     /// names are most of the model's memory (bindings generated for C libraries declare tens
     /// of thousands), so a name and its one item are kept without an allocation of their own.
-    items: HashMap<CompactString, SmallVec<[(ItemKind, Visibility); 1]>>,
+    items: FxHashMap<CompactString, SmallVec<[(ItemKind, Visibility); 1]>>,
     /// `use` imports by the name they bring in.
-    imports: HashMap<CompactString, (Vec<String>, Visibility)>,
+    imports: FxHashMap<CompactString, (Vec<String>, Visibility)>,
     globs: Vec<(Vec<String>, Visibility)>,
     /// Inside `#[cfg(test)]`.
     pub cfg_test: bool,
@@ -76,8 +78,8 @@ pub struct Crate {
     /// The target's index in its package's targets.
     pub target: Option<usize>,
     pub root: PathBuf,
-    pub modules: HashMap<ModulePath, Module>,
-    externs: HashMap<String, Extern>,
+    pub modules: FxHashMap<ModulePath, Module>,
+    externs: FxHashMap<String, Extern>,
 }
 
 /// What a path names.
@@ -140,12 +142,12 @@ pub struct Model {
     pub modules: NameSet,
     /// The workspace's fields and methods whose types name a type of the API tables, by the
     /// name of the type they belong to and their own ([`summary::Member`]).
-    members: HashMap<CompactString, HashMap<CompactString, Vec<MemberOf>>>,
+    members: FxHashMap<CompactString, FxHashMap<CompactString, Vec<MemberOf>>>,
     /// The names of the types that have such members: a type worth resolving where it is held.
     pub member_owners: NameSet,
     /// The places of the device parameters of the workspace's functions, by the functions'
     /// names ([`summary::ModuleSummary::device_params`]).
-    device_params: HashMap<CompactString, Vec<(CrateId, ModulePath, Vec<usize>)>>,
+    device_params: FxHashMap<CompactString, Vec<(CrateId, ModulePath, Vec<usize>)>>,
     /// The names of those functions: a call worth resolving to see what it is handed.
     pub takes_device: NameSet,
 }
@@ -282,8 +284,8 @@ impl<'a> Builder<'a> {
             kind,
             target,
             root: root.to_path_buf(),
-            modules: HashMap::new(),
-            externs: HashMap::new(),
+            modules: FxHashMap::default(),
+            externs: FxHashMap::default(),
         });
         if let Some(summary) = self.summary(root) {
             let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -552,7 +554,7 @@ impl Model {
             model: self,
             api,
             krate,
-            looked_up: RefCell::new(HashSet::new()),
+            looked_up: RefCell::default(),
         };
         match resolver.resolve_from(krate, module, segments, 0) {
             Some(Def::Outside(path)) => Resolved::Path {
@@ -594,7 +596,7 @@ struct Resolver<'m> {
     /// or another way to the same module through globs (preludes re-exporting each other), where
     /// it was not found the first time. Each is looked up once: chains of globs that fan out
     /// and meet again cost their size, not the number of ways through them.
-    looked_up: RefCell<HashSet<LookupKey>>,
+    looked_up: RefCell<FxHashSet<LookupKey>>,
 }
 
 /// A name looked up in a module of a crate: in the type namespace only (`wants_type`), and

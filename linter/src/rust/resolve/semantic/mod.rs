@@ -8,7 +8,7 @@ pub(super) mod infer;
 pub(super) mod scope;
 pub(super) mod syntax;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use syn::{Expr, Item, Type, UseTree};
 
@@ -24,14 +24,14 @@ pub(super) struct Semantic<'c, 'a> {
     pub(in crate::rust::resolve) text: &'c str,
     pub(super) scopes: Scopes<'c, 'a>,
     /// Struct (full path) → field → type, for `self.ctx.bind_to_thread()`.
-    fields: HashMap<String, HashMap<String, Ty>>,
+    fields: FxHashMap<String, FxHashMap<String, Ty>>,
     /// Type (full path) → method → the type it returns, for the file's own impls
     /// (`self.device(i).bind_to_thread()` with `fn device(&self, i) -> Arc<CudaDevice>`).
-    methods: HashMap<String, HashMap<String, Ty>>,
+    methods: FxHashMap<String, FxHashMap<String, Ty>>,
     /// The names of this file's structs, whose types are worth resolving.
-    structs: HashSet<String>,
+    structs: FxHashSet<String>,
     /// String constants of the file (`const VAR: &str = "CUDA_VISIBLE_DEVICES"`).
-    strings: HashMap<String, String>,
+    strings: FxHashMap<String, String>,
     /// The type of `Self` inside an impl.
     pub(super) self_type: Option<Ty>,
     /// The path `Self` stands for inside an impl of a named type (`Self::pick()`).
@@ -49,10 +49,10 @@ impl<'c, 'a> Semantic<'c, 'a> {
             cx,
             text,
             scopes: Scopes::new(cx),
-            fields: HashMap::new(),
-            methods: HashMap::new(),
-            structs: HashSet::new(),
-            strings: HashMap::new(),
+            fields: FxHashMap::default(),
+            methods: FxHashMap::default(),
+            structs: FxHashSet::default(),
+            strings: FxHashMap::default(),
             self_type: None,
             self_path: None,
             uses_burn: false,
@@ -256,7 +256,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
             if let Item::Struct(strukt) = item {
                 self.structs.insert(strukt.ident.to_string());
                 let key = self.scopes.local_path(&strukt.ident.to_string()).join("::");
-                let fields: HashMap<String, Ty> = strukt
+                let fields: FxHashMap<String, Ty> = strukt
                     .fields
                     .iter()
                     .filter_map(|field| {

@@ -2,8 +2,8 @@
 //! the blocks, functions, impls and closures inside it with their own items, imports, generic
 //! parameters and variables.
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use super::infer::Ty;
 use crate::analysis::Fact;
@@ -56,13 +56,13 @@ struct Scope {
     kind: ScopeKind,
     /// For module scopes, the module path (without the crate name).
     module: Option<Vec<String>>,
-    names: HashMap<String, Binding>,
+    names: FxHashMap<String, Binding>,
     globs: Vec<Vec<String>>,
     /// Variables and what is known of them (nothing known still shadows outer ones).
-    vars: HashMap<String, Var>,
+    vars: FxHashMap<String, Var>,
     /// For module scopes: what paths resolved to through the model, asked again and again
     /// (`Tensor`, `Device`) in a file.
-    resolved: RefCell<HashMap<Vec<String>, Resolution>>,
+    resolved: RefCell<FxHashMap<Vec<String>, Resolution>>,
 }
 
 /// What a path as written resolves to, from a scope.
@@ -106,10 +106,10 @@ impl<'c, 'a> Scopes<'c, 'a> {
         self.stack.push(Scope {
             kind,
             module,
-            names: HashMap::new(),
+            names: FxHashMap::default(),
             globs: Vec::new(),
-            vars: HashMap::new(),
-            resolved: RefCell::new(HashMap::new()),
+            vars: FxHashMap::default(),
+            resolved: RefCell::new(FxHashMap::default()),
         });
     }
 
