@@ -73,6 +73,13 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// Lines that end at `\n` only, as `proc_macro2` numbers the lines of the spans it gives.
+    pub fn at_newlines(text: &str) -> Self {
+        let breaks = memchr::memchr_iter(b'\n', text.as_bytes());
+        let starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
+        LineIndex { starts }
+    }
+
     /// The 0-based line holding byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
         self.starts

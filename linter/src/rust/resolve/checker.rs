@@ -22,7 +22,7 @@ use super::semantic::infer::{TAKES_ELEMENT, Ty};
 use super::semantic::scope::{Resolution, ScopeKind, Var};
 use super::semantic::syntax::{
     device_variant, idents, impl_owner, last_name, literal_usize, parsed_device_string,
-    pattern_names, peel, range, shown, variable,
+    pattern_names, peel, shown, variable,
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
@@ -153,11 +153,8 @@ impl<'a> Checker<'_, 'a> {
             return;
         }
         let outer = self.analyses.on_fn_enter(&self.sem, &info);
-        let body = self
-            .sem
-            .text
-            .get(range(block.brace_token.span.join()))
-            .unwrap_or("");
+        let braces = self.sem.byte_range(block.brace_token.span.join());
+        let body = self.sem.text.get(braces.clone()).unwrap_or("");
         self.analyses.function.context.set_restores(block, body);
         self.analyses.function.choosers.set_returned(block);
         self.sem.scopes.push(ScopeKind::Function, None);
@@ -174,7 +171,7 @@ impl<'a> Checker<'_, 'a> {
                 }
             }
         }
-        let end = range(block.brace_token.span.join()).end;
+        let end = braces.end;
         let outer_body = self
             .body
             .replace((end, best_available::ends_in_error(block)));
@@ -344,7 +341,7 @@ impl<'a> Checker<'_, 'a> {
     /// without `else` asks) until the end of the function being walked.
     fn after(&self, span: proc_macro2::Span) -> Option<best_available::After<'_>> {
         let (end, ends_in_error) = self.body?;
-        let text = self.sem.text.get(range(span).end..end)?;
+        let text = self.sem.text.get(self.sem.byte_range(span).end..end)?;
         Some(best_available::After {
             text,
             ends_in_error,
@@ -407,8 +404,11 @@ impl<'a> Checker<'_, 'a> {
         if call.method == "parse"
             && let Some((ordinal, written)) = parsed_device_string(&call.receiver)
         {
-            self.analyses
-                .on_device_string(&mut self.events, ordinal, range(written.span()));
+            self.analyses.on_device_string(
+                &mut self.events,
+                ordinal,
+                self.sem.byte_range(written.span()),
+            );
         }
         let receiver = self.sem.infer(&call.receiver);
         self.visit_expr(&call.receiver);
@@ -421,7 +421,13 @@ impl<'a> Checker<'_, 'a> {
             Some((ty, entry)) => {
                 let shown = format!(".{method}()");
                 let path = format!("{ty}::{method}");
-                self.on_call(path, shown, range(call.method.span()), entry, &call.args);
+                self.on_call(
+                    path,
+                    shown,
+                    self.sem.byte_range(call.method.span()),
+                    entry,
+                    &call.args,
+                );
                 self.analyses
                     .on_method_call(&self.sem, &mut self.events, call, Some(entry));
             }
@@ -663,15 +669,15 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
 
     fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
         self.visit_expr(&expr.cond);
-        self.analyses
-            .on_loop_enter(&mut self.sem, range(expr.while_token.span), &expr.body);
+        let at = self.sem.byte_range(expr.while_token.span);
+        self.analyses.on_loop_enter(&mut self.sem, at, &expr.body);
         self.visit_block(&expr.body);
         self.analyses.on_loop_exit();
     }
 
     fn visit_expr_loop(&mut self, expr: &'ast syn::ExprLoop) {
-        self.analyses
-            .on_loop_enter(&mut self.sem, range(expr.loop_token.span), &expr.body);
+        let at = self.sem.byte_range(expr.loop_token.span);
+        self.analyses.on_loop_enter(&mut self.sem, at, &expr.body);
         self.visit_block(&expr.body);
         self.analyses.on_loop_exit();
     }
@@ -679,11 +685,9 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
     fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
         self.visit_expr(&for_loop.expr);
         let element = self.sem.infer(&for_loop.expr).and_then(|ty| ty.element());
-        self.analyses.on_loop_enter(
-            &mut self.sem,
-            range(for_loop.for_token.span),
-            &for_loop.body,
-        );
+        let at = self.sem.byte_range(for_loop.for_token.span);
+        self.analyses
+            .on_loop_enter(&mut self.sem, at, &for_loop.body);
         self.sem.scopes.push(ScopeKind::Block, None);
         self.sem.bind_pattern(&for_loop.pat, element);
         self.visit_block(&for_loop.body);
@@ -759,7 +763,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                 self.on_call(
                     path,
                     shown(&func.path),
-                    range(func.span()),
+                    self.sem.byte_range(func.span()),
                     entry,
                     &call.args,
                 );
@@ -800,7 +804,7 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             Role::ImplicitDevice { .. } | Role::CurrentDeviceUser | Role::SetCurrentDevice
         );
         if chooses || entry.may_fall_back {
-            let (shown, span) = (shown(&path.path), range(path.span()));
+            let (shown, span) = (shown(&path.path), self.sem.byte_range(path.span()));
             self.use_api(ApiUse {
                 as_value: true,
                 ..ApiUse::new(entry, canonical, shown, span)

@@ -60,6 +60,21 @@ mod tests {
 
     /// As [`uses`], with extra API entries in the configuration's format.
     fn uses_with(source: &str, extra: &str) -> Vec<String> {
+        in_context(source, extra, |cx| {
+            let file = syn::parse_file(source).expect("parses");
+            walk(&file, source, cx)
+                .into_iter()
+                .filter_map(|event| match event {
+                    Event::Api { use_, .. } => Some(use_.path),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
+    /// Runs `f` with the context of `source` linted as library code of a crate that renames
+    /// `candle-core` to `candle`, with `extra` API entries.
+    fn in_context<T>(source: &str, extra: &str, f: impl FnOnce(&FileContext<'_>) -> T) -> T {
         let api = Api::new(toml::from_str(extra).expect("extra table")).expect("tables");
         let krate = CrateContext {
             renames: HashMap::from([("candle".to_owned(), "candle_core".to_owned())]),
@@ -67,7 +82,7 @@ mod tests {
             paths: HashMap::new(),
         };
         let model = Model::single_file(source, "demo", &krate);
-        let cx = FileContext {
+        f(&FileContext {
             api: &api,
             model: &model,
             crate_id: 0,
@@ -78,15 +93,43 @@ mod tests {
             entry_points: &[],
             calls_to: None,
             model_code: false,
-        };
-        let file = syn::parse_file(source).expect("parses");
-        walk(&file, source, &cx)
-            .into_iter()
-            .filter_map(|event| match event {
-                Event::Api { use_, .. } => Some(use_.path),
-                _ => None,
-            })
-            .collect()
+        })
+    }
+
+    /// Every token's bytes, found from its line and column, are those the parser's own span
+    /// gives, whatever the characters before it on its line, the line breaks, or a blanked byte
+    /// order mark and `#!` line.
+    #[test]
+    fn spans_are_placed_by_line_and_column_as_the_parser_places_them() {
+        fn spans(stream: proc_macro2::TokenStream, out: &mut Vec<proc_macro2::Span>) {
+            for tree in stream {
+                out.push(tree.span());
+                if let proc_macro2::TokenTree::Group(group) = tree {
+                    out.push(group.span_open());
+                    out.push(group.span_close());
+                    spans(group.stream(), out);
+                }
+            }
+        }
+        let sources = [
+            "fn f() {\n    let é = \"ü🚀\"; g(é);\n}\n// ❤ x\nfn h() { k() }",
+            "\u{feff}#!/usr/bin/env run-cargo-script\r\nfn main() {\r\n  let s = \"aé\"; f(s)\r\n}",
+            "\u{feff}fn f() { g(\"é\", 1) }\nfn h() { k() }",
+            "/* ünïcode\n */ fn a() {}\n\n\nconst X: &str = \"🚀🚀\"; fn b() { c(\"\n\") }",
+        ];
+        for source in sources {
+            in_context(source, "", |cx| {
+                let parsed = crate::rust::parse::blank_prelude(source);
+                let stream: proc_macro2::TokenStream = parsed.parse().expect("lexes");
+                let mut all = Vec::new();
+                spans(stream, &mut all);
+                let sem = semantic::Semantic::new(cx, source);
+                for span in all {
+                    assert_eq!(sem.byte_range(span), span.byte_range(), "{source:?}");
+                }
+                proc_macro2::extra::invalidate_current_thread_spans();
+            });
+        }
     }
 
     #[test]

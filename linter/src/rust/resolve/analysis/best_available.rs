@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::api::Role;
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{device_variant, passes_value, range, shown};
+use crate::rust::resolve::semantic::syntax::{device_variant, passes_value, shown};
 
 /// A hand-written "best available" device.
 #[derive(Debug)]
@@ -97,7 +97,7 @@ pub(in crate::rust::resolve) fn in_method_call(
         falls_to_cpu(sem, fallback)?,
     );
     Some(Written {
-        span: range(gpu.span()),
+        span: sem.byte_range(gpu.span()),
         shown: format!("{}(..).{}({cpu})", shown(gpu), call.method),
         reported: false,
     })
@@ -135,7 +135,7 @@ pub(in crate::rust::resolve) fn in_match(
         (None, None) => After::goes_on(after)?,
     };
     Some(Written {
-        span: range(gpu.span()),
+        span: sem.byte_range(gpu.span()),
         shown: format!("match {}(..)", shown(gpu)),
         reported: reports(&fallback.body) || on,
     })
@@ -169,7 +169,7 @@ pub(in crate::rust::resolve) fn in_if(
             None => After::goes_on(after)?,
         };
         return Some(Written {
-            span: range(gpu.span()),
+            span: sem.byte_range(gpu.span()),
             shown: format!("if let Ok(..) = {}(..)", shown(gpu)),
             reported,
         });
@@ -179,7 +179,7 @@ pub(in crate::rust::resolve) fn in_if(
     let cpu = falls_to_cpu(sem, otherwise?)?;
     let last = |path: &str| path.rsplit("::").next().unwrap_or(path).to_owned();
     Some(Written {
-        span: range(gpu.span()),
+        span: sem.byte_range(gpu.span()),
         shown: format!(
             "if {}() {{ {}(..) }} else {{ {} }}",
             last(&check),

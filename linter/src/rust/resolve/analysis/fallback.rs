@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 use super::best_available;
 use crate::analysis::{ApiUse, Event};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{passes_value, range, shown, variable};
+use crate::rust::resolve::semantic::syntax::{passes_value, shown, variable};
 
 /// A result bound and not looked at yet.
 #[derive(Debug)]
@@ -154,7 +154,7 @@ pub(super) fn on_compared(state: &mut State, sem: &Semantic<'_, '_>, value: &Exp
     });
     state
         .bound
-        .extend(choosers.map(|call| range(call.func.span())));
+        .extend(choosers.map(|call| sem.byte_range(call.func.span())));
 }
 
 /// Chooser calls whose result `init` is, held by each of `names`: a table's fallback
@@ -185,7 +185,7 @@ fn bind(state: &mut State, sem: &Semantic<'_, '_>, names: &[String], init: &Expr
             continue;
         };
         if entry.may_fall_back {
-            let span = range(func.span());
+            let span = sem.byte_range(func.span());
             state.bound.push(span.clone());
             for name in names {
                 state.pending.push(UncheckedResult {
@@ -258,7 +258,7 @@ pub(super) fn on_match(state: &mut State, sem: &Semantic<'_, '_>, matched: &syn:
     {
         state
             .bound
-            .extend(calls.iter().map(|call| range(call.func.span())));
+            .extend(calls.iter().map(|call| sem.byte_range(call.func.span())));
         return;
     }
     let names: Vec<String> = matched

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 
 use crate::analysis::{Event, Fact};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{is_arithmetic, peel, range};
+use crate::rust::resolve::semantic::syntax::{is_arithmetic, peel};
 
 /// Two operands of one op on definitely different devices. `op` names the op for the message;
 /// it is only built for a finding.
@@ -31,7 +31,7 @@ pub(super) fn check_operands<'a>(
     {
         events.push(Event::Mismatch {
             op: op(),
-            span: range(at),
+            span: sem.byte_range(at),
             lhs,
             rhs,
         });

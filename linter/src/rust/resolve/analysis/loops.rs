@@ -10,7 +10,7 @@ use syn::{Expr, ExprMethodCall};
 use crate::analysis::Event;
 use crate::api::{Entry, Role};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{peel, range};
+use crate::rust::resolve::semantic::syntax::peel;
 
 /// A loop being walked: what may change across its iterations.
 #[derive(Debug)]
@@ -144,7 +144,7 @@ pub(super) fn check_transfer<'a>(
         .replace(' ', "");
     events.push(Event::LoopTransfer {
         shown: format!(".{}()", call.method),
-        span: range(call.method.span()),
+        span: sem.byte_range(call.method.span()),
         receiver,
         keyword: inner.keyword.clone(),
     });

@@ -23,7 +23,6 @@ use std::ops::Range;
 use syn::Expr;
 
 use super::semantic::Semantic;
-use super::semantic::syntax::range;
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
 
@@ -289,7 +288,7 @@ impl Analyses {
             flow::check_operands(sem, events, quoted, &call.receiver, rhs, call.method.span());
             let op = model_code::Op {
                 shown,
-                span: range(call.method.span()),
+                span: sem.byte_range(call.method.span()),
             };
             model_code::check_operands(&state.model_code, sem, events, op, &call.receiver, rhs);
         }

@@ -22,7 +22,7 @@ use crate::analysis::{Event, Fact, How, MadeOnCpu};
 use crate::api::{Entry, Role};
 use crate::rust::resolve::semantic::Semantic;
 use crate::rust::resolve::semantic::scope::Resolution;
-use crate::rust::resolve::semantic::syntax::{impl_owner, is_arithmetic, peel, range, variable};
+use crate::rust::resolve::semantic::syntax::{impl_owner, is_arithmetic, peel, variable};
 
 /// The longest text of a made tensor or an op shown in a message.
 const SHOWN: usize = 60;
@@ -221,7 +221,7 @@ fn follows_within(
             let ty = sem.infer(expr)?;
             let tensor = ty.named().is_some_and(|ty| names.tensor_types.contains(ty));
             tensor
-                .then(|| source_text(sem, &range(expr.span())))
+                .then(|| source_text(sem, &sem.byte_range(expr.span())))
                 .flatten()
         }
         Expr::Binary(binary) => follows(&binary.left).or_else(|| follows(&binary.right)),
@@ -326,7 +326,7 @@ pub(in crate::rust::resolve) fn on_binary<'a>(
     if state.in_model && is_arithmetic(&binary.op) {
         let op = Op {
             shown: quote::ToTokens::to_token_stream(&binary.op).to_string(),
-            span: range(binary.op.span()),
+            span: sem.byte_range(binary.op.span()),
         };
         check_operands(state, sem, events, op, &binary.left, &binary.right);
     }

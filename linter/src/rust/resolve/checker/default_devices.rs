@@ -13,7 +13,7 @@ use super::Checker;
 use crate::analysis::ApiUse;
 use crate::api::Entry;
 use crate::rust::resolve::semantic::scope::Resolution;
-use crate::rust::resolve::semantic::syntax::{range, shown};
+use crate::rust::resolve::semantic::syntax::shown;
 
 /// burn's backends whose default device is the CPU: their only device, or (libtorch's, candle's)
 /// the default of theirs.
@@ -166,7 +166,7 @@ impl<'a> Checker<'_, 'a> {
 
     /// The default device `found` chosen where `func` (`Default::default`) is called.
     fn use_default(&mut self, func: &syn::ExprPath, (path, entry): (String, &'a Entry)) {
-        let (shown, span) = (shown(&func.path), range(func.span()));
+        let (shown, span) = (shown(&func.path), self.sem.byte_range(func.span()));
         self.use_api(ApiUse::new(entry, path, shown, span));
     }
 }

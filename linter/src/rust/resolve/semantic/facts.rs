@@ -10,9 +10,7 @@ use syn::Expr;
 use syn::spanned::Spanned;
 
 use super::Semantic;
-use super::syntax::{
-    INFERENCE_DEPTH, device_string, is_arithmetic, literal_usize, peel, range, variable,
-};
+use super::syntax::{INFERENCE_DEPTH, device_string, is_arithmetic, literal_usize, peel, variable};
 use crate::analysis::{Fact, How};
 use crate::api::Role;
 
@@ -37,10 +35,10 @@ impl Semantic<'_, '_> {
             Expr::Path(path) => {
                 let (_, entry) = self.known_path(&path.path)?;
                 match &entry.role {
-                    Role::CpuDevice => named("cpu".to_owned(), range(path.span())),
+                    Role::CpuDevice => named("cpu".to_owned(), self.byte_range(path.span())),
                     Role::ImplicitDevice {
                         fixed_device: Some(device),
-                    } => named(device.clone(), range(path.span())),
+                    } => named(device.clone(), self.byte_range(path.span())),
                     _ => None,
                 }
             }
@@ -50,18 +48,18 @@ impl Semantic<'_, '_> {
                 };
                 let (_, entry) = self.known_path(&func.path)?;
                 match &entry.role {
-                    Role::CpuDevice => named("cpu".to_owned(), range(call.span())),
+                    Role::CpuDevice => named("cpu".to_owned(), self.byte_range(call.span())),
                     // A fallback may be the CPU: its device is not definite.
                     Role::ExplicitDevice { ordinal, gpu } if !entry.may_fall_back => {
                         let (ordinal, _) = literal_usize(call.args.iter().nth(*ordinal)?)?;
-                        named(format!("{gpu}:{ordinal}"), range(call.span()))
+                        named(format!("{gpu}:{ordinal}"), self.byte_range(call.span()))
                     }
                     _ => None,
                 }
             }
             Expr::MethodCall(call) if call.method == "parse" => {
                 let ordinal = device_string(peel(&call.receiver))?;
-                named(format!("cuda:{ordinal}"), range(call.span()))
+                named(format!("cuda:{ordinal}"), self.byte_range(call.span()))
             }
             // tch's creation options: `(Kind::Float, device)`.
             Expr::Tuple(tuple) => tuple.elems.iter().find_map(|elem| self.device_value(elem)),
@@ -91,13 +89,13 @@ impl Semantic<'_, '_> {
                         let fact = self.device_value(call.args.iter().nth(*device)?)?;
                         Some(Fact {
                             how: How::Created,
-                            origin: range(call.span()),
+                            origin: self.byte_range(call.span()),
                             ..fact
                         })
                     }
                     Role::CpuTensor => Some(Fact {
                         device: "cpu".to_owned(),
-                        origin: range(call.span()),
+                        origin: self.byte_range(call.span()),
                         how: How::Created,
                     }),
                     _ => None,
@@ -110,7 +108,7 @@ impl Semantic<'_, '_> {
                         let fact = self.device_value(call.args.iter().nth(*device)?)?;
                         Some(Fact {
                             how: How::Moved,
-                            origin: range(call.method.span()),
+                            origin: self.byte_range(call.method.span()),
                             ..fact
                         })
                     }

@@ -10,6 +10,9 @@ pub(super) mod syntax;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use std::ops::Range;
+
+use proc_macro2::{LineColumn, Span};
 use syn::{Expr, Item, Type, UseTree};
 
 use self::infer::Ty;
@@ -17,11 +20,14 @@ use self::scope::{Resolution, Scopes};
 use self::syntax::idents;
 use super::FileContext;
 use crate::api::{Entry, name_hash};
+use crate::source::LineIndex;
 
 pub(super) struct Semantic<'c, 'a> {
     pub(super) cx: &'c FileContext<'a>,
     /// The file's text.
     pub(in crate::rust::resolve) text: &'c str,
+    /// Where its lines start, as the parser's spans count them ([`Semantic::byte_range`]).
+    lines: LineIndex,
     pub(super) scopes: Scopes<'c, 'a>,
     /// Struct (full path) → field → type, for `self.ctx.bind_to_thread()`.
     fields: FxHashMap<String, FxHashMap<String, Ty>>,
@@ -48,6 +54,7 @@ impl<'c, 'a> Semantic<'c, 'a> {
         Semantic {
             cx,
             text,
+            lines: LineIndex::at_newlines(text),
             scopes: Scopes::new(cx),
             fields: FxHashMap::default(),
             methods: FxHashMap::default(),
@@ -150,10 +157,37 @@ impl<'c, 'a> Semantic<'c, 'a> {
 
     /// [`Semantic::may_mention`] for the text a span covers (all of it when the span is not in
     /// the file).
-    pub(super) fn may_mention_at(&self, span: proc_macro2::Span) -> bool {
+    pub(super) fn may_mention_at(&self, span: Span) -> bool {
         self.text
-            .get(span.byte_range())
+            .get(self.byte_range(span))
             .is_none_or(|text| self.may_mention(text))
+    }
+
+    /// The bytes of the text that `span` covers, from its lines and columns. `Span::byte_range`
+    /// counts characters from the offset it found last, which for the body of every function
+    /// walks the whole file (1% of the instructions of a run over candle, burn, tch-rs and
+    /// cudarc); a line and a column are found at once.
+    /// The first line is left to it: a byte order mark or `#!` line there was blanked for the
+    /// parser, and its columns count the blanks.
+    pub(super) fn byte_range(&self, span: Span) -> Range<usize> {
+        let offset = |at: LineColumn| {
+            if at.line < 2 || at.line > self.lines.line_count() {
+                return None;
+            }
+            let start = self.lines.line_start(at.line - 1);
+            let line = self.text.get(start..)?;
+            Some(
+                start
+                    + line
+                        .char_indices()
+                        .nth(at.column)
+                        .map_or(line.len(), |(at, _)| at),
+            )
+        };
+        match (offset(span.start()), offset(span.end())) {
+            (Some(start), Some(end)) => start..end,
+            _ => span.byte_range(),
+        }
     }
 
     /// Whether a call's callee is worth resolving.
