@@ -8,11 +8,10 @@ pub(super) mod infer;
 pub(super) mod scope;
 pub(super) mod syntax;
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use std::ops::Range;
 
 use proc_macro2::{LineColumn, Span};
+use rustc_hash::{FxHashMap, FxHashSet};
 use syn::{Expr, Item, Type, UseTree};
 
 use self::infer::Ty;

@@ -2,8 +2,9 @@
 //! the blocks, functions, impls and closures inside it with their own items, imports, generic
 //! parameters and variables.
 
-use rustc_hash::FxHashMap;
 use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
 
 use super::infer::Ty;
 use crate::analysis::Fact;
