@@ -14,6 +14,7 @@ use crate::discover::FileUnit;
 use crate::rules;
 use crate::rust::parse::{self, Nesting, NoTree};
 use crate::rust::resolve::{self, FileContext};
+use crate::rust::skeleton;
 use crate::source::{CrateId, FileRole, Language, LineIndex};
 
 use super::fixed_point::{Exchange, FileKey, fixed_point};
@@ -214,46 +215,20 @@ struct Walked {
     choosers: Vec<ChooserFact>,
 }
 
-/// Walks a Rust file: its findings, and what it tells the rest of its crate.
+/// Walks a Rust file: its findings, and what it tells the rest of its crate. A big file is
+/// walked from its skeleton, one function's body parsed at a time ([`skeleton`]), where model
+/// code is not looked at.
 fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Walked {
-    parse::with_syntax_tree(text, nesting, |tree| match tree {
-        Ok(file) => {
-            let mut walked = Walked::default();
-            for event in resolve::walk(file, text, cx) {
-                let first = walked.findings.len();
-                walked
-                    .findings
-                    .extend(rules::check_event(&event, Language::Rust));
-                // The choice's own finding words it (`hardcoded_device`, `implicit_device`); a
-                // GPU opened from a parameter has none.
-                if let Some(chooser) = event.chooser() {
-                    let choice = match (walked.findings.get(first), &chooser.opens) {
-                        (_, Some((at, _))) => match &event {
-                            Event::Api { use_, .. } => Some((
-                                format!("opens the GPU its argument {} names", at + 1),
-                                use_.span.start,
-                            )),
-                            _ => None,
-                        },
-                        (Some(finding), None) => {
-                            Some((finding.message.clone(), finding.span.start))
-                        }
-                        (None, None) => None,
-                    };
-                    if let Some((choice, offset)) = choice {
-                        walked.choosers.push(ChooserFact {
-                            chooser: chooser.clone(),
-                            choice,
-                            offset,
-                        });
-                    }
-                }
-                if let Event::Call(call) = event {
-                    walked.calls.push(call);
-                }
-            }
-            walked
+    if text.len() > skeleton::SKELETON_FILE && !cx.model_code {
+        let events = parse::with_skeleton(text, nesting, |file, bodies| {
+            resolve::walk_skeleton(file, bodies, text, cx)
+        });
+        if let Some(events) = events {
+            return word(events);
         }
+    }
+    parse::with_syntax_tree(text, nesting, |tree| match tree {
+        Ok(file) => word(resolve::walk(file, text, cx)),
         Err(NoTree::Syntax(error)) => Walked {
             findings: vec![rules::parse_error(&error)],
             ..Walked::default()
@@ -263,6 +238,43 @@ fn lint_source(text: &str, nesting: Nesting, cx: &FileContext<'_>) -> Walked {
             ..Walked::default()
         },
     })
+}
+
+/// The findings of a file's events, and what they tell the rest of its crate.
+fn word(events: Vec<Event<'_>>) -> Walked {
+    let mut walked = Walked::default();
+    for event in events {
+        let first = walked.findings.len();
+        walked
+            .findings
+            .extend(rules::check_event(&event, Language::Rust));
+        // The choice's own finding words it (`hardcoded_device`, `implicit_device`); a
+        // GPU opened from a parameter has none.
+        if let Some(chooser) = event.chooser() {
+            let choice = match (walked.findings.get(first), &chooser.opens) {
+                (_, Some((at, _))) => match &event {
+                    Event::Api { use_, .. } => Some((
+                        format!("opens the GPU its argument {} names", at + 1),
+                        use_.span.start,
+                    )),
+                    _ => None,
+                },
+                (Some(finding), None) => Some((finding.message.clone(), finding.span.start)),
+                (None, None) => None,
+            };
+            if let Some((choice, offset)) = choice {
+                walked.choosers.push(ChooserFact {
+                    chooser: chooser.clone(),
+                    choice,
+                    offset,
+                });
+            }
+        }
+        if let Event::Call(call) = event {
+            walked.calls.push(call);
+        }
+    }
+    walked
 }
 
 /// Lints a Rust file's text with `api`: its findings with their levels, and its choosers.

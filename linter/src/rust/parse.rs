@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::rust::model::summary::{ModuleSummary, TokenKind, Tokens, summarize};
+use crate::rust::skeleton::{self, Bodies};
 use crate::source::{self, BOM, NESTING_BUDGET, Read, STACK_SIZE, Unparsed};
 
 /// The text `syn` parses: `text` with a leading byte order mark and a `#!` line turned into
@@ -174,6 +175,27 @@ pub fn with_syntax_tree<T>(
         };
         // Spans are offsets into a per-thread source map that only grows; every span of this
         // text has been used, so the map can start afresh and memory stays bounded.
+        proc_macro2::extra::invalidate_current_thread_spans();
+        result
+    })
+}
+
+/// [`with_syntax_tree`] for a big file: `f` is given its skeleton ([`skeleton`]). `None` when
+/// the text is nested too deep or its skeleton does not parse (parse it whole: that says why).
+pub fn with_skeleton<T>(
+    text: &str,
+    nesting: Nesting,
+    f: impl FnOnce(&syn::File, Bodies) -> Option<T>,
+) -> Option<T> {
+    stacker::maybe_grow(NESTING_BUDGET + (16 << 20), STACK_SIZE, || {
+        let fits = match nesting {
+            Nesting::Checked => true,
+            Nesting::Unchecked => check_nesting(text).is_ok(),
+        };
+        let result = (fits
+            .then(|| skeleton::parse(&blank_prelude(text)))
+            .flatten())
+        .and_then(|(file, bodies)| f(&file, bodies));
         proc_macro2::extra::invalidate_current_thread_spans();
         result
     })

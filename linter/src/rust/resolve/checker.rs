@@ -26,6 +26,7 @@ use super::semantic::syntax::{
 };
 use crate::analysis::{ApiUse, Event};
 use crate::api::{Entry, Role};
+use crate::rust::skeleton::Bodies;
 
 /// Whether a pattern only asks which kind of device a value is (`Device::Cuda(_)`,
 /// `Device::Cpu`), binding nothing that could be placed with.
@@ -55,12 +56,35 @@ fn is_none(arg: &Expr) -> bool {
 
 /// The resolved events of one file (whose text is `text`), in source order.
 pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event<'a>> {
+    walk_with(file, None, text, cx).0
+}
+
+/// [`walk`] for a skeleton ([`crate::rust::skeleton`]): each function's body parsed from
+/// `bodies` as the walk comes to it. `None` when a body does not parse: the file is then to be
+/// parsed whole, where the error is reported.
+pub fn walk_skeleton<'a>(
+    file: &syn::File,
+    bodies: Bodies,
+    text: &str,
+    cx: &FileContext<'a>,
+) -> Option<Vec<Event<'a>>> {
+    let (events, bodies) = walk_with(file, Some(bodies), text, cx);
+    bodies.is_none_or(Bodies::all_parse).then_some(events)
+}
+
+fn walk_with<'a>(
+    file: &syn::File,
+    bodies: Option<Bodies>,
+    text: &str,
+    cx: &FileContext<'a>,
+) -> (Vec<Event<'a>>, Option<Bodies>) {
     let sem = Semantic::new(cx, text);
     let analyses = Analyses::new(&sem);
     let mut checker = Checker {
         sem,
         analyses,
         events: Vec::new(),
+        bodies,
         closure_params: None,
         body: None,
         kind_asked: false,
@@ -77,13 +101,15 @@ pub fn walk<'a>(file: &syn::File, text: &str, cx: &FileContext<'a>) -> Vec<Event
         checker.visit_item(item);
     }
     checker.walk_fed_functions(&file.items);
-    checker.events
+    (checker.events, checker.bodies)
 }
 
 struct Checker<'c, 'a> {
     sem: Semantic<'c, 'a>,
     analyses: Analyses,
     events: Vec<Event<'a>>,
+    /// The bodies of a skeleton's functions, parsed as the walk comes to them.
+    bodies: Option<Bodies>,
     /// The types of the parameters of the closure about to be visited, when a method call
     /// knows them (`contexts.iter().for_each(|c| ..)`).
     closure_params: Option<Vec<Option<Ty>>>,
@@ -146,6 +172,8 @@ impl<'a> Checker<'_, 'a> {
     /// whose text names nothing a table knows (most bodies of most crates) can make no event,
     /// and is not walked, but model code where it is looked at.
     fn walk_fn(&mut self, sig: &syn::Signature, block: &syn::Block, info: FnInfo<'_>) {
+        let parsed = self.body(block);
+        let block = parsed.as_ref().unwrap_or(block);
         // The braces' span, not `block.span()`, which would print the block to join its tokens.
         if !self.sem.may_mention_at(block.brace_token.span.join())
             && !self.analyses.models.is_model_code(&self.sem, &info)
@@ -181,6 +209,12 @@ impl<'a> Checker<'_, 'a> {
         self.body = outer_body;
         self.sem.scopes.pop();
         self.analyses.on_fn_exit(&mut self.events, outer);
+    }
+
+    /// The body a skeleton's function `block` stands for, parsed; `None` where the walk has the
+    /// whole tree (or has taken the body already).
+    fn body(&mut self, block: &syn::Block) -> Option<syn::Block> {
+        (self.bodies.as_mut()).and_then(|bodies| bodies.take(block.brace_token.span.join()))
     }
 
     /// Walks statements that are code but no function's body (a `macro_rules!` transcriber,
@@ -511,6 +545,8 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
             for item in &imp.items {
                 match item {
                     syn::ImplItem::Fn(method) => {
+                        let parsed = checker.body(&method.block);
+                        let block = parsed.as_ref().unwrap_or(&method.block);
                         let info = FnInfo {
                             attrs: &method.attrs,
                             sig: Some(&method.sig),
@@ -519,13 +555,13 @@ impl<'ast, 'a> Visit<'ast> for Checker<'_, 'a> {
                             in_impl: true,
                             defines_default: implements_default
                                 && method.sig.ident == "default"
-                                && !defaults::builds_fields(&method.block),
+                                && !defaults::builds_fields(block),
                             // A trait's methods are called wherever the trait is.
                             public: imp.trait_.is_some()
                                 || matches!(method.vis, syn::Visibility::Public(_)),
                             static_type: None,
                         };
-                        checker.walk_fn(&method.sig, &method.block, info);
+                        checker.walk_fn(&method.sig, block, info);
                     }
                     syn::ImplItem::Const(constant) => checker.visit_expr(&constant.expr),
                     syn::ImplItem::Macro(mac) => checker.visit_macro(&mac.mac),

@@ -15,7 +15,7 @@ mod analysis;
 mod checker;
 mod semantic;
 
-pub use checker::walk;
+pub use checker::{walk, walk_skeleton};
 
 use crate::api::Api;
 use crate::discover::CrateContext;
@@ -94,6 +94,56 @@ mod tests {
             calls_to: None,
             model_code: false,
         })
+    }
+
+    /// A file walked from its skeleton, each function's body parsed as the walk comes to it,
+    /// gives the events of the whole tree: on every Rust fixture and on items of every kind
+    /// that holds functions.
+    #[test]
+    fn a_skeleton_walks_as_the_whole_tree() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rules/fixtures");
+        let mut sources: Vec<String> = std::fs::read_dir(fixtures)
+            .expect("fixtures")
+            .flat_map(|rule| std::fs::read_dir(rule.expect("a rule").path()).expect("a rule"))
+            .map(|file| file.expect("a fixture").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+            .map(|path| std::fs::read_to_string(path).expect("a fixture"))
+            .collect();
+        sources.push(
+            "use tch::Device;
+            pub(crate) const unsafe extern \"C\" fn a() { Device::Cuda(1); }
+            mod m { pub fn b() { tch::Device::Cuda(2); } }
+            trait T { fn c(&self) { tch::Device::Cuda(3); } fn d(&self); }
+            impl T for u8 { fn d(&self) { tch::Device::Cuda(4); } }
+            extern \"C\" { fn e(); }
+            static F: fn() -> u8 = || { 5 };
+            struct S<const N: usize>; fn g() -> S<{ 6 }> { tch::Device::Cuda(6); S }"
+                .to_owned(),
+        );
+        assert!(sources.len() > 10, "{} sources", sources.len());
+        for source in &sources {
+            in_context(source, "", |cx| {
+                let parsed = crate::rust::parse::blank_prelude(source);
+                let hollow = crate::rust::skeleton::parse(&parsed)
+                    .and_then(|(file, bodies)| walk_skeleton(&file, bodies, source, cx));
+                match syn::parse_file(&parsed) {
+                    Ok(file) => assert_eq!(
+                        format!("{:?}", hollow.expect("every body parses")),
+                        format!("{:?}", walk(&file, source, cx)),
+                        "{source}"
+                    ),
+                    // The `parse_error` fixture: parsed whole, where the error is reported.
+                    Err(_) => assert!(hollow.is_none(), "{source}"),
+                }
+                proc_macro2::extra::invalidate_current_thread_spans();
+            });
+        }
+        // A body that does not parse is the whole file's to report.
+        let broken = "fn a() { let = ; } fn b() {}";
+        in_context(broken, "", |cx| {
+            let (file, bodies) = crate::rust::skeleton::parse(broken).expect("a skeleton");
+            assert!(walk_skeleton(&file, bodies, broken, cx).is_none());
+        });
     }
 
     /// Every token's bytes, found from its line and column, are those the parser's own span
