@@ -15,7 +15,9 @@ use proc_macro2::{Delimiter, Group, LineColumn, Span, TokenStream, TokenTree};
 use rustc_hash::FxHashMap;
 
 /// Files over this size are parsed as a skeleton, where model code is not looked at (which
-/// walks functions again, from the whole tree).
+/// walks functions again, from the whole tree). Every file parsed so gave runs over candle, burn,
+/// tch-rs and cudarc no faster and no smaller (medians of nine alternating: 1.76 against 1.80 s,
+/// 102 against 98 MiB): the smaller files' trees are not what a run's peak is made of.
 pub const SKELETON_FILE: usize = 256 << 10;
 
 /// The bodies cut out of a skeleton, by where their braces start.
