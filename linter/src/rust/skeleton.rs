@@ -80,43 +80,52 @@ fn hollow(tokens: TokenStream, bodies: &mut Bodies) -> TokenStream {
     let mut start = true;
     let mut braces = Braces::Other;
     for tree in tokens {
-        match &tree {
+        let kept = match tree {
+            // An item's first brace group ends it (a `;` may follow: a value's).
             TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
-                let mut empty = match braces {
+                let span = group.span();
+                let inside = match braces {
                     Braces::Body => {
-                        bodies.groups.insert(group.span().start(), group.clone());
-                        Group::new(Delimiter::Brace, TokenStream::new())
+                        bodies.groups.insert(span.start(), group);
+                        TokenStream::new()
                     }
-                    Braces::Items => Group::new(Delimiter::Brace, hollow(group.stream(), bodies)),
+                    Braces::Items => hollow(group.stream(), bodies),
                     Braces::Other => {
-                        out.push(tree);
                         (start, braces) = (true, Braces::Other);
+                        out.push(TokenTree::Group(group));
                         continue;
                     }
                 };
-                empty.set_span(group.span());
-                out.push(TokenTree::Group(empty));
+                let mut kept = Group::new(Delimiter::Brace, inside);
+                kept.set_span(span);
                 (start, braces) = (true, Braces::Other);
-                continue;
+                TokenTree::Group(kept)
             }
-            TokenTree::Punct(punct) if punct.as_char() == ';' => {
+            TokenTree::Punct(ref punct) if punct.as_char() == ';' => {
                 (start, braces) = (true, Braces::Other);
+                tree
             }
-            TokenTree::Ident(ident) if start => match ident.to_string().as_str() {
-                "fn" => (start, braces) = (false, Braces::Body),
-                "impl" | "trait" | "mod" => (start, braces) = (false, Braces::Items),
-                // `extern "C" { .. }`, or the qualifier of `extern "C" fn`.
-                "extern" => braces = Braces::Items,
-                "pub" | "const" | "async" | "unsafe" | "safe" | "default" | "auto" => {}
-                _ => start = false,
-            },
+            TokenTree::Ident(ref ident) if start => {
+                match ident.to_string().as_str() {
+                    "fn" => (start, braces) = (false, Braces::Body),
+                    "impl" | "trait" | "mod" => (start, braces) = (false, Braces::Items),
+                    // `extern "C" { .. }`, or the qualifier of `extern "C" fn`.
+                    "extern" => braces = Braces::Items,
+                    "pub" | "const" | "async" | "unsafe" | "safe" | "default" | "auto" => {}
+                    _ => start = false,
+                }
+                tree
+            }
             // An attribute (`#`, `!`, `[..]`), `pub`'s `(crate)`, an ABI's string.
-            TokenTree::Punct(punct) if matches!(punct.as_char(), '#' | '!') => {}
-            TokenTree::Group(group) if group.delimiter() != Delimiter::None => {}
-            TokenTree::Literal(_) => {}
-            _ => start = false,
-        }
-        out.push(tree);
+            TokenTree::Punct(ref punct) if matches!(punct.as_char(), '#' | '!') => tree,
+            TokenTree::Group(ref group) if group.delimiter() != Delimiter::None => tree,
+            TokenTree::Literal(_) => tree,
+            _ => {
+                start = false;
+                tree
+            }
+        };
+        out.push(kept);
     }
     out.into_iter().collect()
 }

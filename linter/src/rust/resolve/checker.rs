@@ -72,6 +72,7 @@ pub fn walk_skeleton<'a>(
     bodies.is_none_or(Bodies::all_parse).then_some(events)
 }
 
+/// The walk of [`walk`] and [`walk_skeleton`]: the events, and the bodies not asked for.
 fn walk_with<'a>(
     file: &syn::File,
     bodies: Option<Bodies>,
@@ -184,7 +185,10 @@ impl<'a> Checker<'_, 'a> {
         let braces = self.sem.byte_range(block.brace_token.span.join());
         let body = self.sem.text.get(braces.clone()).unwrap_or("");
         self.analyses.function.context.set_restores(block, body);
-        self.analyses.function.choosers.set_returned(block);
+        self.analyses
+            .function
+            .choosers
+            .set_returned(&self.sem, block);
         self.sem.scopes.push(ScopeKind::Function, None);
         self.sem.add_generics(&sig.generics);
         for input in &sig.inputs {
@@ -316,6 +320,8 @@ impl<'a> Checker<'_, 'a> {
             }
             _ => (None, None),
         };
+        let literal_ordinal =
+            literal_ordinal.map(|(ordinal, span)| (ordinal, self.sem.byte_range(span)));
         // A chooser that takes the caller's device as an `Option` chooses when given `None`; one
         // whose device is only asked which kind it is (`if let Device::Cuda(_) = pick()`)
         // places nothing.

@@ -18,7 +18,7 @@ use super::FnInfo;
 use crate::analysis::{ApiUse, says_device};
 use crate::api::{Chooser, Role};
 use crate::rust::resolve::semantic::Semantic;
-use crate::rust::resolve::semantic::syntax::{idents, passes_value, range, variable};
+use crate::rust::resolve::semantic::syntax::{idents, passes_value, variable};
 
 #[derive(Debug, Default)]
 pub(in crate::rust::resolve) struct State {
@@ -129,7 +129,11 @@ impl State {
 
     /// The function's body: the calls whose values it returns, when what it returns is no
     /// device type.
-    pub(in crate::rust::resolve) fn set_returned(&mut self, block: &syn::Block) {
+    pub(in crate::rust::resolve) fn set_returned(
+        &mut self,
+        sem: &Semantic<'_, '_>,
+        block: &syn::Block,
+    ) {
         if self.returning.is_none() {
             return;
         }
@@ -139,6 +143,7 @@ impl State {
             returns.values.push(value);
         }
         let mut made = Made {
+            sem,
             locals: &returns.locals,
             followed: Vec::new(),
             out: &mut self.returned,
@@ -200,6 +205,7 @@ impl<'ast> Visit<'ast> for Returns<'ast> {
 
 /// The calls whose values a returned value is, as they were made.
 struct Made<'a, 'ast> {
+    sem: &'a Semantic<'a, 'a>,
     locals: &'a [(&'ast syn::Ident, &'ast Expr)],
     /// The local names already followed.
     followed: Vec<&'ast syn::Ident>,
@@ -219,14 +225,14 @@ impl<'a, 'ast> Made<'a, 'ast> {
                     self.calls(&call.args[0]);
                 }
                 func => {
-                    self.out.push(range(func.span()));
+                    self.out.push(self.sem.byte_range(func.span()));
                     if call.args.len() == 1 {
                         self.calls(&call.args[0]);
                     }
                 }
             },
             Expr::MethodCall(call) if passes_value(&call.method) => self.calls(&call.receiver),
-            Expr::MethodCall(call) => self.out.push(range(call.method.span())),
+            Expr::MethodCall(call) => self.out.push(self.sem.byte_range(call.method.span())),
             Expr::Try(inner) => self.calls(&inner.expr),
             Expr::Paren(inner) => self.calls(&inner.expr),
             Expr::Group(inner) => self.calls(&inner.expr),

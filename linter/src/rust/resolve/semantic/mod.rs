@@ -164,8 +164,8 @@ impl<'c, 'a> Semantic<'c, 'a> {
 
     /// The bytes of the text that `span` covers, from its lines and columns. `Span::byte_range`
     /// counts characters from the offset it found last, which for the body of every function
-    /// walks the whole file (1% of the instructions of a run over candle, burn, tch-rs and
-    /// cudarc); a line and a column are found at once.
+    /// walks the whole file (about 2% of the instructions of a run over candle, burn, tch-rs
+    /// and cudarc); a line and a column are found at once.
     /// The first line is left to it: a byte order mark or `#!` line there was blanked for the
     /// parser, and its columns count the blanks.
     pub(super) fn byte_range(&self, span: Span) -> Range<usize> {

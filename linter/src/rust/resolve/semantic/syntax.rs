@@ -1,7 +1,5 @@
 //! Small readings of syntax that the semantic model, the checker and the analyses share.
 
-use std::ops::Range;
-
 use proc_macro2::Span;
 use syn::{Expr, Pat};
 
@@ -11,10 +9,6 @@ use placement_device_name::DeviceName;
 /// arithmetic chain): facts are not followed deeper, so that long generated chains are walked in
 /// linear time.
 pub(in crate::rust::resolve) const INFERENCE_DEPTH: usize = 16;
-
-pub(in crate::rust::resolve) fn range(span: Span) -> Range<usize> {
-    span.byte_range()
-}
 
 pub(in crate::rust::resolve) fn idents(path: &syn::Path) -> Vec<String> {
     path.segments
@@ -114,8 +108,9 @@ pub(in crate::rust::resolve) fn device_variant<'e>(
     Some((kind.to_ascii_lowercase().contains(gpu), *field))
 }
 
-/// An integer literal (through parentheses and casts): its value and span.
-pub(in crate::rust::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Range<usize>)> {
+/// An integer literal (through parentheses and casts): its value and span
+/// ([`Semantic::byte_range`](super::Semantic::byte_range) places it in the text).
+pub(in crate::rust::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Span)> {
     match expr {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(int),
@@ -123,7 +118,7 @@ pub(in crate::rust::resolve) fn literal_usize(expr: &Expr) -> Option<(u128, Rang
         }) => int
             .base10_parse::<u128>()
             .ok()
-            .map(|value| (value, range(int.span()))),
+            .map(|value| (value, int.span())),
         Expr::Paren(inner) => literal_usize(&inner.expr),
         Expr::Group(inner) => literal_usize(&inner.expr),
         Expr::Cast(cast) => literal_usize(&cast.expr),
