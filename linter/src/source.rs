@@ -67,16 +67,19 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
             .filter(|&at| bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n'));
-        let starts = std::iter::once(first)
-            .chain(breaks.map(|at| at + 1))
-            .collect();
-        LineIndex { starts }
+        LineIndex::after(first, breaks)
     }
 
     /// Lines that end at `\n` only, as `proc_macro2` numbers the lines of the spans it gives.
     pub fn at_newlines(text: &str) -> Self {
-        let breaks = memchr::memchr_iter(b'\n', text.as_bytes());
-        let starts = std::iter::once(0).chain(breaks.map(|at| at + 1)).collect();
+        LineIndex::after(0, memchr::memchr_iter(b'\n', text.as_bytes()))
+    }
+
+    /// The first line starting at `first`, each other after a line break at `breaks`.
+    fn after(first: usize, breaks: impl Iterator<Item = usize>) -> Self {
+        let starts = std::iter::once(first)
+            .chain(breaks.map(|at| at + 1))
+            .collect();
         LineIndex { starts }
     }
 

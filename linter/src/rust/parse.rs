@@ -161,22 +161,12 @@ pub fn with_syntax_tree<T>(
     nesting: Nesting,
     f: impl FnOnce(Result<&syn::File, NoTree>) -> T,
 ) -> T {
-    stacker::maybe_grow(NESTING_BUDGET + (16 << 20), STACK_SIZE, || {
-        let checked = match nesting {
-            Nesting::Checked => Ok(()),
-            Nesting::Unchecked => check_nesting(text),
-        };
-        let result = match checked {
-            Err(unparsed) => f(Err(NoTree::Unparsed(unparsed))),
-            Ok(()) => match parse(&blank_prelude(text)) {
-                Ok(file) => f(Ok(&file)),
-                Err(error) => f(Err(NoTree::Syntax(error))),
-            },
-        };
-        // Spans are offsets into a per-thread source map that only grows; every span of this
-        // text has been used, so the map can start afresh and memory stays bounded.
-        proc_macro2::extra::invalidate_current_thread_spans();
-        result
+    on_parse_stack(text, nesting, |checked| match checked {
+        Err(unparsed) => f(Err(NoTree::Unparsed(unparsed))),
+        Ok(()) => match parse(&blank_prelude(text)) {
+            Ok(file) => f(Ok(&file)),
+            Err(error) => f(Err(NoTree::Syntax(error))),
+        },
     })
 }
 
@@ -187,15 +177,25 @@ pub fn with_skeleton<T>(
     nesting: Nesting,
     f: impl FnOnce(&syn::File, Bodies) -> Option<T>,
 ) -> Option<T> {
+    on_parse_stack(text, nesting, |checked| {
+        let (file, bodies) = checked
+            .ok()
+            .and_then(|()| skeleton::parse(&blank_prelude(text)))?;
+        f(&file, bodies)
+    })
+}
+
+/// Runs `f`, told whether `text`'s nesting fits, on a stack big enough for [`NESTING_BUDGET`]
+/// (the caller's own when it is), then lets go of the spans of `text`.
+fn on_parse_stack<T>(text: &str, nesting: Nesting, f: impl FnOnce(Result<(), Unparsed>) -> T) -> T {
     stacker::maybe_grow(NESTING_BUDGET + (16 << 20), STACK_SIZE, || {
-        let fits = match nesting {
-            Nesting::Checked => true,
-            Nesting::Unchecked => check_nesting(text).is_ok(),
+        let checked = match nesting {
+            Nesting::Checked => Ok(()),
+            Nesting::Unchecked => check_nesting(text),
         };
-        let result = (fits
-            .then(|| skeleton::parse(&blank_prelude(text)))
-            .flatten())
-        .and_then(|(file, bodies)| f(&file, bodies));
+        let result = f(checked);
+        // Spans are offsets into a per-thread source map that only grows; every span of this
+        // text has been used, so the map can start afresh and memory stays bounded.
         proc_macro2::extra::invalidate_current_thread_spans();
         result
     })
