@@ -231,7 +231,7 @@ impl<'a> Checker<'a, '_> {
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
         }
-        self.qualname.push(def.name.to_string());
+        self.qualname.push(def.name.as_str().to_owned());
         // A function defined in a class body is its method; functions nested in a method
         // still see its `self`.
         let owner = self.class_body.take();
@@ -273,7 +273,7 @@ impl<'a> Checker<'a, '_> {
                 // its parameter (`if str(device) == "cpu"` looks at it).
                 if let Some((shown, span)) = self.fallback(default) {
                     self.bound_fallbacks.insert(span.start);
-                    let name = parameter.parameter.name.to_string();
+                    let name = parameter.parameter.name.as_str().to_owned();
                     defaulted_fallbacks.push((name, shown, span, range(&**default).end));
                 }
                 match self.built_device(default) {
@@ -413,7 +413,7 @@ impl Checker<'_, '_> {
                 if let Some(arguments) = &class.arguments {
                     self.visit_arguments(arguments);
                 }
-                self.qualname.push(class.name.to_string());
+                self.qualname.push(class.name.as_str().to_owned());
                 let saved = self.class_body.replace(self.qualname.join("."));
                 self.note_adopted(&class.body);
                 self.note_model_class(class);

@@ -441,16 +441,28 @@ pub(crate) fn keyed(expr: &Expr) -> Option<String> {
 
 /// `a.b.c` for a chain of attributes on a name.
 pub(crate) fn dotted(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Name(name) => Some(name.id.to_string()),
-        Expr::Attribute(attribute) => {
-            let mut path = dotted(&attribute.value)?;
-            path.push('.');
-            path.push_str(attribute.attr.as_str());
-            Some(path)
+    // Sized first, so that the path is allocated once (resolution makes one per chain).
+    fn len(expr: &Expr) -> Option<usize> {
+        match expr {
+            Expr::Name(name) => Some(name.id.len()),
+            Expr::Attribute(attribute) => Some(len(&attribute.value)? + 1 + attribute.attr.len()),
+            _ => None,
         }
-        _ => None,
     }
+    fn push(expr: &Expr, path: &mut String) {
+        match expr {
+            Expr::Name(name) => path.push_str(name.id.as_str()),
+            Expr::Attribute(attribute) => {
+                push(&attribute.value, path);
+                path.push('.');
+                path.push_str(attribute.attr.as_str());
+            }
+            _ => {}
+        }
+    }
+    let mut path = String::with_capacity(len(expr)?);
+    push(expr, &mut path);
+    Some(path)
 }
 
 /// The name a dotted chain starts with.
@@ -462,7 +474,6 @@ pub(crate) fn root(expr: &Expr) -> Option<&str> {
     }
 }
 
-/// The text of a string literal, or of an f-string without a replacement field (`f"cuda"`).
 /// `base.name`, built without the formatting machinery (resolution makes one per name it
 /// follows).
 pub(crate) fn dotted_join(base: &str, name: &str) -> CompactString {
@@ -473,6 +484,7 @@ pub(crate) fn dotted_join(base: &str, name: &str) -> CompactString {
     path
 }
 
+/// The text of a string literal, or of an f-string without a replacement field (`f"cuda"`).
 pub(crate) fn string(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::StringLiteral(s) => Some(s.value.to_str()),
@@ -631,7 +643,7 @@ pub(crate) fn collect_names(expr: &Expr, names: &mut Vec<String>) {
     impl<'a> Visitor<'a> for Names<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Name(name) = expr {
-                self.0.push(name.id.to_string());
+                self.0.push(name.id.as_str().to_owned());
             }
             if let Some(dotted) = dotted(expr).filter(|_| matches!(expr, Expr::Attribute(_))) {
                 self.0.push(dotted);

@@ -85,7 +85,7 @@ impl Checker<'_, '_> {
                     self.device_maps(value);
                 }
                 Expr::Name(name) => {
-                    let name = name.id.to_string();
+                    let name = name.id.as_str().to_owned();
                     let module_level = self.qualname.is_empty();
                     // A class's field whose default is a device (`device: str = "cuda"` in a
                     // dataclass or a config class): the class chooses for every instance whose

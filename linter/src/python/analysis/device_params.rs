@@ -135,7 +135,7 @@ fn names_placing(body: &[Stmt]) -> FxHashSet<String> {
     impl Placing {
         fn name(&mut self, expr: Option<&Expr>) {
             if let Some(Expr::Name(name)) = expr {
-                self.0.insert(name.id.to_string());
+                self.0.insert(name.id.as_str().to_owned());
             }
         }
     }

@@ -437,7 +437,7 @@ fn named(body: &[Stmt], keep: impl Fn(&str) -> bool) -> Vec<String> {
             if let Expr::Name(name) = expr
                 && (self.keep)(name.id.as_str())
             {
-                self.kept.push(name.id.to_string());
+                self.kept.push(name.id.as_str().to_owned());
             }
             visitor::walk_expr(self, expr);
         }
@@ -520,13 +520,13 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Launched 
                         closure.and_then(|closure| call.arguments.find_positional(closure))
                     });
                 match target {
-                    Some(Expr::Name(name)) => self.targets.push(name.id.to_string()),
+                    Some(Expr::Name(name)) => self.targets.push(name.id.as_str().to_owned()),
                     // A method of the instance (`target=self._main_loop`).
                     Some(Expr::Attribute(method))
                         if matches!(&*method.value, Expr::Name(owner)
                             if matches!(owner.id.as_str(), "self" | "cls")) =>
                     {
-                        self.methods.push(method.attr.to_string());
+                        self.methods.push(method.attr.as_str().to_owned());
                     }
                     // Another module's function (`mpu.run` of `import slowfast.utils.
                     // multiprocessing as mpu`): that module's entry point.
