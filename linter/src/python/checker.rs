@@ -337,7 +337,7 @@ impl Checker<'_, '_> {
         if self.qualname.len() != 1 || self.device_params.is_empty() {
             return Vec::new();
         }
-        let path = format!("{}.{}", self.module, def.name);
+        let path = [self.module.as_str(), ".", def.name.as_str()].concat();
         (self.device_params.iter())
             .filter(|param| param.function == path)
             .map(|param| (param.name.clone(), false))
@@ -375,7 +375,7 @@ impl Checker<'_, '_> {
         if looked.is_empty() {
             return;
         }
-        let path = format!("{}.{}", self.module, def.name);
+        let path = [self.module.as_str(), ".", def.name.as_str()].concat();
         for param in &mut self.device_params {
             param.looked |= param.function == path && looked.contains(&&param.name);
         }

@@ -714,7 +714,11 @@ fn defined(files: &[ModuleFile]) -> Project {
                 .filter(|rest| rest.starts_with('.') || rest.starts_with('['));
             let mut names = vec![path.to_owned()];
             if let Some(rest) = rest {
-                names.extend(file.rooted.iter().map(|root| format!("{root}{rest}")));
+                names.extend(
+                    file.rooted
+                        .iter()
+                        .map(|root| [root.as_str(), rest].concat()),
+                );
             }
             names
         };

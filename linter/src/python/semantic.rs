@@ -3,7 +3,7 @@
 //! to a library's dotted path through them, and the small readings of syntax every analysis
 //! shares (a literal string or integer, a dotted name, the names an assignment binds).
 
-use compact_str::{CompactString, format_compact};
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 
@@ -812,8 +812,13 @@ impl<'a> Checker<'a, '_> {
         }
         let method = attribute.attr.as_str();
         match (&self.function.method_of, &self.function.adopted_by) {
-            (Some(class), _) => Some(format_compact!("{}.{class}.{method}", self.module)),
-            (None, Some(class)) => Some(format_compact!("{class}.{method}")),
+            (Some(class), _) => {
+                let mut path = dotted_join(&self.module, class);
+                path.push('.');
+                path.push_str(method);
+                Some(path)
+            }
+            (None, Some(class)) => Some(dotted_join(class, method)),
             (None, None) => None,
         }
     }

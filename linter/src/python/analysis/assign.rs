@@ -109,7 +109,14 @@ impl Checker<'_, '_> {
                             .source(&(range(target).start..range(value).end))
                             .to_owned();
                         let (choice, span) = (Choice::Ordinal(ordinal), range(default));
-                        self.hold(&format!("self.{name}"), choice, shown, span, false, true);
+                        self.hold(
+                            &["self.", name.as_str()].concat(),
+                            choice,
+                            shown,
+                            span,
+                            false,
+                            true,
+                        );
                     }
                     self.bind_device_string(&name, value, module_level);
                     // `settings = Settings()`: an instance that other modules name.
@@ -119,8 +126,10 @@ impl Checker<'_, '_> {
                         && let Expr::Call(call) = value
                         && let Some(callee) = self.resolve(&call.func)
                     {
-                        self.instances
-                            .push((format!("{}.{name}", self.module), callee.into()));
+                        self.instances.push((
+                            [self.module.as_str(), ".", name.as_str()].concat(),
+                            callee.into(),
+                        ));
                     }
                     // `params = {"device": "cuda", ...}`: what each key holds, for
                     // `params["device"]`.

@@ -253,7 +253,7 @@ impl<'a> Checker<'a, '_> {
     /// The function being walked (or its tuple's element, `suffix` `[0]`) as a chooser.
     fn add_chooser(&mut self, suffix: &str) {
         if let Some(path) = self.chooser_path() {
-            self.add_chooser_path(format!("{path}{suffix}"));
+            self.add_chooser_path([path.as_str(), suffix].concat());
         }
     }
 
@@ -263,7 +263,7 @@ impl<'a> Checker<'a, '_> {
         let method = self.qualname.len() == 2
             && self.function.method_of.as_deref() == Some(self.qualname[0].as_str());
         ((self.qualname.len() == 1 || method) && !self.module.is_empty())
-            .then(|| format!("{}.{}", self.module, self.qualname.join(".")))
+            .then(|| [self.module.as_str(), ".", &self.qualname.join(".")].concat())
     }
 
     /// Whether `value` reads the function's parameters, or a name bound from them.
