@@ -106,6 +106,7 @@ pub(super) fn check<'a>(module: &ast::ModModule, text: &str, cx: &PyContext<'a>)
         instances: std::mem::take(&mut checker.instances),
         adopted: std::mem::take(&mut checker.adopted),
         classes: checker.model.classes(&checker.module),
+        parents: checker.model.parents(&checker.module),
         fed: std::mem::take(&mut checker.model.fed),
         tensor_returns: std::mem::take(&mut checker.model.returns),
     };

@@ -6,7 +6,8 @@
 //! - this module: the parser's entry ([`check`]) and the nesting weighed from the parser's
 //!   tokens;
 //! - `project`: what the project's files tell each other ([`Summary`], [`Asked`]) and the
-//!   [`Project`] that answers (device choosers, what imports bind, the module graph);
+//!   [`Project`] that answers (device choosers, what imports bind, the module graph; in
+//!   `project/model_classes`, the class hierarchy and what model code hands on);
 //! - `semantic`: what names mean: the scopes of a module and of each function, resolution of a
 //!   name or attribute chain through them;
 //! - `checker`: the traversal, with the state of the function being walked as one value;

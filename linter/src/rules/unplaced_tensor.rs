@@ -12,7 +12,10 @@ declare_rule! {
     /// class whose base is one, in any module of the project) but its constructor and the
     /// methods that set up parameters or submodules as one does, which run on the CPU before
     /// the module moves; and the project's functions and methods that model code hands its
-    /// tensors (`add_positions(x)` in `forward`), through other such functions. A tensor
+    /// tensors (`add_positions(x)` in `forward`), through other such functions; a call on
+    /// `self` reaches the method of any class above or below the caller's in the project's
+    /// class hierarchy (a base's `forward` calling `self._format_outputs(x)` that a subclass
+    /// defines, a subclass calling an inherited helper). A tensor
     /// follows the model when it is an input of `forward`, a parameter, buffer or submodule of
     /// the module (`self.weight`, `self.linear(x)`), the output of a module the constructor was
     /// given (`self.net = net`, then `self.net(x)`), one handed on by model code, or is

@@ -175,18 +175,18 @@ impl Checker<'_, '_> {
         if !self.function.flow.in_model || self.model.in_tests {
             return;
         }
-        let Some((span, how)) = operands
-            .iter()
-            .find_map(|operand| self.made_on_cpu(operand))
+        let Some((cpu, (span, how))) = (operands.iter().enumerate())
+            .find_map(|(at, operand)| Some((at, self.made_on_cpu(operand)?)))
         else {
             return;
         };
-        // The operand that certainly follows the model, or else one that may.
+        // Another operand that certainly follows the model, or else one that may.
         let follows = |operand: &Expr| {
             (self.follows(operand)).or_else(|| self.is_submodule(operand).then_some(0))
         };
-        let Some((other, origin)) = (operands.iter())
-            .filter_map(|operand| Some((*operand, follows(operand)?)))
+        let Some((other, origin)) = (operands.iter().enumerate())
+            .filter(|(at, _)| *at != cpu)
+            .filter_map(|(_, operand)| Some((*operand, follows(operand)?)))
             .min_by_key(|(_, origin)| *origin != 0)
         else {
             return;
@@ -210,14 +210,19 @@ impl Checker<'_, '_> {
             // One requirement a finding: two are one too many to be sure.
             (Some(_), Some(_)) => return,
         };
+        // A tensor reported once for certain is reported once. One that may meet the model's
+        // tensors in several places, each if model code hands a different parameter, is a
+        // candidate at each (the project keeps the first that stands), unless one is certain.
         let certain = requires.is_none();
+        let already = |event: &Event<'_>| {
+            matches!(event, Event::UnplacedTensor { span: at, requires: was, .. }
+                if at.start == span.start && (certain || *was == requires))
+        };
         match self.model.reported.insert(span.start, certain) {
             Some(true) => return,
-            Some(false) if !certain => return,
-            Some(false) => self.events.retain(|event| {
-                !matches!(event, Event::UnplacedTensor { span: at, .. } if at.start == span.start)
-            }),
-            None => {}
+            Some(false) if !certain && self.events.iter().any(already) => return,
+            Some(false) if certain => self.events.retain(|event| !already(event)),
+            Some(false) | None => {}
         }
         let shown = |span: &Range<usize>| {
             let text = (self.source(span).split_whitespace())

@@ -79,6 +79,23 @@ impl ModelCode {
         classes.sort_unstable();
         classes
     }
+
+    /// Each of the file's model classes with each of its bases that is the project's class
+    /// ([`Summary::parents`]), by dotted path in `module`.
+    ///
+    /// [`Summary::parents`]: crate::python::Summary::parents
+    pub(crate) fn parents(&self, module: &str) -> Vec<(String, String)> {
+        if module.is_empty() {
+            return Vec::new();
+        }
+        let mut parents: Vec<(String, String)> = (self.classes.iter())
+            .flat_map(|(class, model)| {
+                (model.bases.iter()).map(move |base| (format!("{module}.{class}"), base.clone()))
+            })
+            .collect();
+        parents.sort_unstable();
+        parents
+    }
 }
 
 /// A module class: what of `self` follows the model to its device, and what stays behind.
@@ -102,6 +119,10 @@ struct ModelClass {
     /// For a class whose base is another module's class: that base's dotted path, which must
     /// be a module class for the class to be one.
     requires: Option<String>,
+    /// Its bases that are the project's classes, by dotted path (this file's by its module's
+    /// path): a method that one of them calls on `self` may be this class's, and one this class
+    /// calls on `self` may be theirs.
+    bases: Vec<String>,
 }
 
 /// A module of the project kept in an attribute.
@@ -140,12 +161,14 @@ impl Checker<'_, '_> {
         }
         // Known to be a module class, or a module class if another module's class is one.
         let (mut known, mut inherited, mut other) = (false, None, None);
+        let mut bases = Vec::new();
         for base in class.bases() {
             if let Expr::Name(name) = base
                 && let Some(own) = self.model.classes.get(name.id.as_str())
             {
                 known |= own.requires.is_none();
                 inherited = inherited.take().or_else(|| own.requires.clone());
+                bases.push([self.module.as_str(), ".", name.id.as_str()].concat());
                 continue;
             }
             let Some(path) = self.resolve(base) else {
@@ -155,6 +178,7 @@ impl Checker<'_, '_> {
             known |= (path.starts_with("torch.nn.") && name.starts_with(char::is_uppercase))
                 || self.api.names.is_module_class(&path);
             if !path.starts_with("torch.") && path.contains('.') {
+                bases.push(path.to_string());
                 other = other.take().or_else(|| Some(path.to_string()));
             }
         }
@@ -167,6 +191,7 @@ impl Checker<'_, '_> {
         }
         let mut model = ModelClass {
             requires,
+            bases,
             ..ModelClass::default()
         };
         let init_parameters: FxHashSet<&str> = (class.body.iter())
@@ -430,11 +455,14 @@ impl Checker<'_, '_> {
                 // A name bound to a tensor's device (`device = x.device`) places what is made
                 // on it where the tensor is.
                 let value = values::device_of(value).unwrap_or(value);
-                match self.made_on_cpu(value) {
+                // A tensor made on the CPU follows nothing, whatever it was computed with.
+                let made = self.made_on_cpu(value);
+                let follows = made.is_none().then(|| self.follows(value)).flatten();
+                match made {
                     Some(made) => self.function.flow.cpu_made.insert(name.clone(), made),
                     None => self.function.flow.cpu_made.remove(&name),
                 };
-                match self.follows(value) {
+                match follows {
                     Some(origin) => self.function.flow.follows.insert(name, origin),
                     None => self.function.flow.follows.remove(&name),
                 };

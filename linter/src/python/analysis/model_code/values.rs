@@ -69,8 +69,10 @@ impl Checker<'_, '_> {
             Expr::If(choice) => self
                 .made_on_cpu(&choice.body)
                 .or_else(|| self.made_on_cpu(&choice.orelse)),
-            // Arithmetic with numbers (`torch.arange(n) * -scale`).
-            Expr::BinOp(op) if self.follows(value).is_none() => self
+            // Arithmetic with numbers (`torch.arange(n) * -scale`), or with a parameter that
+            // may be given a tensor (`torch.arange(w) * img_w`): given one on the model's device,
+            // the arithmetic is where they meet; given a number, the result is on the CPU.
+            Expr::BinOp(op) if self.follows(value) != Some(0) => self
                 .made_on_cpu(&op.left)
                 .or_else(|| self.made_on_cpu(&op.right)),
             Expr::Call(call) => {

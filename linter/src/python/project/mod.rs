@@ -14,6 +14,8 @@ use ruff_python_ast as ast;
 
 use crate::python::semantic::Imports;
 
+mod model_classes;
+
 /// What other files need to know of this one: its device choosers, and the names its imports
 /// bind at the top level (a package's `__init__.py` re-exports its modules' functions).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -63,6 +65,10 @@ pub struct Summary {
     /// another module's class (`Some(base)`, its dotted path): the project's class hierarchy,
     /// by which a class of another module that subclasses a module class is model code too.
     pub classes: Vec<(String, Option<String>)>,
+    /// Its model classes, each with each of its bases that is the project's class (this file's
+    /// or another module's, by dotted path): a method called on `self` is looked up through
+    /// them ([`Project::is_fed`]).
+    pub parents: Vec<(String, String)>,
     /// Where it hands tensors that follow the model to the project's functions.
     pub fed: Vec<HandedOn>,
     /// What its functions and methods return of tensors, by dotted path (model code's helpers
@@ -227,6 +233,12 @@ pub struct Project {
     module_classes: FxHashSet<String>,
     /// The project's other classes whose base is another module's class → that base.
     class_bases: FxHashMap<String, String>,
+    /// The project's model classes → their bases that are the project's classes
+    /// ([`Summary::parents`]).
+    parents: FxHashMap<String, Vec<String>>,
+    /// The project's classes → the model classes whose base they are, by each path a base's
+    /// name reaches through re-exports.
+    children: FxHashMap<String, Vec<String>>,
     /// Where model code hands tensors to the project's functions ([`Summary::fed`]).
     fed: Vec<HandedOn>,
     /// What the project's functions return of tensors ([`Summary::tensor_returns`]).
@@ -288,6 +300,7 @@ impl Project {
         );
         project.programs = programs;
         project.imported_paths = imported_paths;
+        project.children = project.children();
         project
     }
 
@@ -350,67 +363,6 @@ impl Project {
     /// Whether `path` names a function that asks the GPU driver something, through re-exports.
     pub fn asks_driver(&self, path: &str) -> bool {
         self.names(path, |path| self.asks_driver.contains(path))
-    }
-
-    /// The parameters of the project's functions that model code hands its tensors, directly
-    /// or through functions handed them (eight steps at most): each function by every path
-    /// the call's name reaches through re-exports, and the parameter as the call names it.
-    pub fn fed(&self) -> FxHashSet<(String, String)> {
-        let mut fed: FxHashSet<(String, String)> = FxHashSet::default();
-        let hand = |fed: &mut FxHashSet<(String, String)>, function: &str, parameter: &str| {
-            let mut added = false;
-            self.names(function, |path| {
-                added |= fed.insert((path.to_owned(), parameter.to_owned()));
-                false
-            });
-            added
-        };
-        for handed in self.fed.iter().filter(|handed| handed.from.is_none()) {
-            hand(&mut fed, &handed.function, &handed.parameter);
-        }
-        for _ in 0..8 {
-            let mut added = false;
-            for handed in &self.fed {
-                if let Some((caller, parameters)) = &handed.from
-                    && self.is_fed(&fed, caller, parameters)
-                {
-                    added |= hand(&mut fed, &handed.function, &handed.parameter);
-                }
-            }
-            if !added {
-                break;
-            }
-        }
-        fed
-    }
-
-    /// Whether `fed` ([`Project::fed`]) holds one of `parameters` of `function`, a dotted path.
-    pub fn is_fed(
-        &self,
-        fed: &FxHashSet<(String, String)>,
-        function: &str,
-        parameters: &[String],
-    ) -> bool {
-        (parameters.iter()).any(|parameter| fed.contains(&(function.to_owned(), parameter.clone())))
-    }
-
-    /// Whether `path` names a `torch.nn.Module` subclass of the project, through re-exports
-    /// and the bases of its classes (a chain of eight at most).
-    pub fn is_module_class(&self, path: &str) -> bool {
-        let mut path = path.to_owned();
-        for _ in 0..8 {
-            let mut base = None;
-            let module = self.names(&path, |named| {
-                base = base.take().or_else(|| self.class_bases.get(named).cloned());
-                self.module_classes.contains(named)
-            });
-            match (module, base) {
-                (true, _) => return true,
-                (false, Some(next)) => path = next,
-                (false, None) => return false,
-            }
-        }
-        false
     }
 
     /// The module of an accelerator (`torch.cuda`) that the function `path` returns, through
@@ -732,6 +684,11 @@ fn defined(files: &[ModuleFile]) -> Project {
             project.asks_driver.extend(names(function));
         }
         project.fed.extend(file.summary.fed.iter().cloned());
+        for (class, base) in &file.summary.parents {
+            for class in names(class) {
+                project.parents.entry(class).or_default().push(base.clone());
+            }
+        }
         for (class, base) in &file.summary.classes {
             for class in names(class) {
                 match base {
