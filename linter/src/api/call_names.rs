@@ -57,6 +57,10 @@ pub struct CallNames {
     /// `torch.nn.Parameter(t)`, `torch.autograd.Variable(t)`.
     #[serde(default)]
     pub wrapping: FxHashSet<String>,
+    /// Of `wrapping`, those that a module registers when one is set as its attribute
+    /// (`torch.nn.Parameter`, `torch.nn.Buffer`): the tensor then moves with the module.
+    #[serde(default)]
+    pub registering: FxHashSet<String>,
     /// Traits whose implementors are models (Rust paths: candle's `Module`): their methods are
     /// model code.
     #[serde(default)]
@@ -120,6 +124,7 @@ impl CallNames {
             moving,
             reductions,
             wrapping,
+            registering,
             model_traits,
             tensor_types,
             current_device_values,
@@ -147,6 +152,7 @@ impl CallNames {
         self.moving.extend(moving);
         self.reductions.extend(reductions);
         self.wrapping.extend(wrapping);
+        self.registering.extend(registering);
         self.model_traits.extend(model_traits);
         self.tensor_types.extend(tensor_types);
         self.current_device_values.extend(current_device_values);

@@ -9,9 +9,9 @@ declare_rule! {
     /// follows the model to its device.
     ///
     /// Model code is the methods of a `torch.nn.Module` subclass (also a Lightning module, or a
-    /// class whose base is one, in any module of the project) but its constructor and the
-    /// methods that set up parameters or submodules as one does, which run on the CPU before
-    /// the module moves; and the project's functions and methods that model code hands its
+    /// class whose base is one, in any module of the project) but its constructor, the methods
+    /// that only the constructor calls (a probe that sizes a layer) and the methods that set up
+    /// parameters or submodules as one does, which run on the CPU before the module moves; and the project's functions and methods that model code hands its
     /// tensors (`add_positions(x)` in `forward`), through other such functions; a call on
     /// `self` reaches the method of any class above or below the caller's in the project's
     /// class hierarchy (a base's `forward` calling `self._format_outputs(x)` that a subclass

@@ -116,6 +116,9 @@ struct ModelClass {
     /// Attributes set to what the constructor is given (`self.net = net`): called, they are
     /// the modules a wrapper runs (`self.net(x)`), whose outputs are on the model's device.
     given: FxHashSet<CompactString>,
+    /// Methods that only the constructor calls (`self._get_flatten_size()` in `__init__`, to
+    /// size a layer with a probe tensor): they run before the module is moved, as it does.
+    set_up: FxHashSet<CompactString>,
     /// For a class whose base is another module's class: that base's dotted path, which must
     /// be a module class for the class to be one.
     requires: Option<String>,
@@ -192,6 +195,7 @@ impl Checker<'_, '_> {
         let mut model = ModelClass {
             requires,
             bases,
+            set_up: set_up_methods(class),
             ..ModelClass::default()
         };
         let init_parameters: FxHashSet<&str> = (class.body.iter())
@@ -390,8 +394,11 @@ impl Checker<'_, '_> {
         // A constructor, or a function defined in one (`self.qualname` holds the function), or
         // a method that sets up parameters or submodules as one does (`self.token =
         // nn.Parameter(...)` in `finetune(...)`), before the module is moved.
-        let in_constructor =
-            self.qualname.iter().any(|part| part == "__init__") || (method && self.sets_up(def));
+        let in_constructor = self.qualname.iter().any(|part| part == "__init__")
+            || (method && self.sets_up(def))
+            || (method
+                && (self.model_class())
+                    .is_some_and(|class| class.set_up.contains(def.name.as_str())));
         let model_method = !in_constructor && self.model_class().is_some();
         let module_function = self.model.enabled && self.qualname.len() == 1;
         self.function.flow.in_model = model_method || module_function;
@@ -481,6 +488,37 @@ impl Checker<'_, '_> {
             _ => {}
         }
     }
+}
+
+/// The methods of `class` that its constructor calls on `self` and no other method does.
+fn set_up_methods(class: &ast::StmtClassDef) -> FxHashSet<CompactString> {
+    use ruff_python_ast::visitor::{self, Visitor};
+    #[derive(Default)]
+    struct SelfCalls<'a>(FxHashSet<&'a str>);
+    impl<'a> Visitor<'a> for SelfCalls<'a> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(method) = &*call.func
+                && is_self(&method.value)
+            {
+                self.0.insert(method.attr.as_str());
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let (mut constructor, mut others) = (SelfCalls::default(), SelfCalls::default());
+    for stmt in &class.body {
+        if let Stmt::FunctionDef(def) = stmt {
+            match def.name.as_str() {
+                "__init__" => constructor.visit_body(&def.body),
+                _ => others.visit_body(&def.body),
+            }
+        }
+    }
+    (constructor.0.into_iter())
+        .filter(|name| !others.0.contains(name) && !matches!(*name, "forward" | "__call__"))
+        .map(CompactString::from)
+        .collect()
 }
 
 /// The name a value is bound to for the rest of a method: a name, or `self.<attribute>`.

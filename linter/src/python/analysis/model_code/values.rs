@@ -176,7 +176,14 @@ impl Checker<'_, '_> {
             return;
         }
         let origin = self.follows(value);
-        let made = self.made_on_cpu(value).map(|(span, _)| span);
+        // `return nn.Parameter(w)`: made to be set as a module's attribute, registered there
+        // and moved with the module (a positional encoding made by a module-level function).
+        let registered = matches!(value, Expr::Call(call)
+            if self.resolve(&call.func)
+                .is_some_and(|path| self.api.names.registering.contains(path.as_str())));
+        let made = (!registered)
+            .then(|| self.made_on_cpu(value).map(|(span, _)| span))
+            .flatten();
         let flow = &mut self.function.flow;
         match (origin, &flow.fed_by) {
             (Some(0), _) => flow.returned.model = true,
