@@ -40,7 +40,13 @@ impl Checker<'_, '_> {
         };
         let combining = match &*call.func {
             Expr::Attribute(method) if path.is_none() => {
+                // In place (`dots.masked_fill_(mask, v)`, `out.scatter_(1, index, src)`), as
+                // the method it is the in-place form of.
                 let name = method.attr.as_str();
+                let name = name
+                    .strip_suffix('_')
+                    .filter(|name| !name.ends_with('_'))
+                    .unwrap_or(name);
                 (self.api.names.combining.contains(name) || self.api.names.meeting.contains(name))
                     .then_some(&*method.value)
             }

@@ -422,11 +422,9 @@ impl Checker<'_, '_> {
                     || expr.is_string_literal_expr()
                     || expr.is_boolean_literal_expr()
                     || matches!(expr, Expr::List(_) | Expr::Tuple(_) | Expr::Dict(_))
-                    || matches!(expr, Expr::Name(name)
-                        if matches!(name.id.as_str(), "int" | "float" | "bool" | "str"))
             };
-            let plain =
-                annotation.is_some_and(plain) || parameter.default.as_deref().is_some_and(plain);
+            let plain = annotation.is_some_and(|a| plain(a) || plain_type(a))
+                || parameter.default.as_deref().is_some_and(plain);
             let name = CompactString::from(parameter.parameter.name.as_str());
             let moved_batch = batch && at == 0;
             let origin = match (
@@ -487,6 +485,52 @@ impl Checker<'_, '_> {
             }
             _ => {}
         }
+    }
+}
+
+/// Whether a type annotation holds no tensor: numbers, strings and containers of them
+/// (`int`, `Tuple[int, int]`, `Optional[List[str]]`, `int | None`).
+fn plain_type(annotation: &Expr) -> bool {
+    match annotation {
+        Expr::Name(name) => matches!(name.id.as_str(), "int" | "float" | "bool" | "str" | "bytes"),
+        Expr::NoneLiteral(_) => true,
+        Expr::Subscript(generic) => {
+            let container = match &*generic.value {
+                Expr::Name(name) => name.id.as_str(),
+                Expr::Attribute(attribute)
+                    if matches!(&*attribute.value,
+                    Expr::Name(module) if module.id.as_str() == "typing") =>
+                {
+                    attribute.attr.as_str()
+                }
+                _ => return false,
+            };
+            let arguments: &[Expr] = match &*generic.slice {
+                Expr::Tuple(tuple) => &tuple.elts,
+                other => std::slice::from_ref(other),
+            };
+            matches!(
+                container,
+                "Tuple"
+                    | "tuple"
+                    | "List"
+                    | "list"
+                    | "Optional"
+                    | "Union"
+                    | "Sequence"
+                    | "Set"
+                    | "set"
+                    | "Dict"
+                    | "dict"
+                    | "Mapping"
+            ) && arguments
+                .iter()
+                .all(|argument| plain_type(argument) || argument.is_ellipsis_literal_expr())
+        }
+        Expr::BinOp(union) if union.op == ast::Operator::BitOr => {
+            plain_type(&union.left) && plain_type(&union.right)
+        }
+        _ => false,
     }
 }
 
