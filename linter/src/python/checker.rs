@@ -431,6 +431,7 @@ impl Checker<'_, '_> {
             }
             Stmt::For(for_) => {
                 self.visit_expr(&for_.iter);
+                self.bind_elements(&for_.target, &for_.iter);
                 // `for device in devices:` with the caller's `devices`: the loop's names.
                 if self.reads_from_caller(&for_.iter) {
                     let mut names = Vec::new();

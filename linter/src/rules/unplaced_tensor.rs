@@ -15,7 +15,9 @@ declare_rule! {
     /// tensors (`add_positions(x)` in `forward`), through other such functions; a call on
     /// `self` reaches the method of any class above or below the caller's in the project's
     /// class hierarchy (a base's `forward` calling `self._format_outputs(x)` that a subclass
-    /// defines, a subclass calling an inherited helper). A tensor
+    /// defines, a subclass calling an inherited helper), and a call on a module of one of the
+    /// module's containers (`for flow in self.flows: flow.inverse(z)`) reaches that method of
+    /// any module class. A tensor
     /// follows the model when it is an input of `forward`, a parameter, buffer or submodule of
     /// the module (`self.weight`, `self.linear(x)`), the output of a module the constructor was
     /// given (`self.net = net`, then `self.net(x)`), one handed on by model code, or is

@@ -13,6 +13,10 @@ impl Project {
     pub fn fed(&self) -> FxHashSet<(String, String)> {
         let mut fed: FxHashSet<(String, String)> = FxHashSet::default();
         let hand = |fed: &mut FxHashSet<(String, String)>, function: &str, parameter: &str| {
+            // A method of any module class (`*.inverse`) names no path to follow.
+            if function.starts_with("*.") {
+                return fed.insert((function.to_owned(), parameter.to_owned()));
+            }
             let mut added = false;
             self.names(function, |path| {
                 added |= fed.insert((path.to_owned(), parameter.to_owned()));
@@ -43,7 +47,9 @@ impl Project {
     /// A method is fed where a call on `self` in a class above or below its own in the
     /// project's class hierarchy is (eight classes each way at most): `self` may be an
     /// instance of a subclass, whose method overrides the base's (`self._format_outputs(x)`
-    /// in a base's `forward`), or the method is inherited (`self.helper(x)` in a subclass's).
+    /// in a base's `forward`), or the method is inherited (`self.helper(x)` in a subclass's);
+    /// and a module class's method is fed where one of that name is called on a module of a
+    /// container.
     pub fn is_fed(
         &self,
         fed: &FxHashSet<(String, String)>,
@@ -60,6 +66,11 @@ impl Project {
         let Some((class, method)) = function.rsplit_once('.') else {
             return false;
         };
+        // Called on a module of one of a module's containers (`flow.inverse(z)` for `flow` of
+        // `self.flows`): the method of that name of any module class.
+        if holds(&["*.", method].concat()) && self.is_module_class(class) {
+            return true;
+        }
         let related = |edges: &FxHashMap<String, Vec<String>>| {
             let mut seen: FxHashSet<&str> = FxHashSet::default();
             let mut pending: Vec<&str> = vec![class];

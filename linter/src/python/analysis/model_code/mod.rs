@@ -344,12 +344,53 @@ impl Checker<'_, '_> {
         false
     }
 
+    /// `for flow in self.flows:` (also `reversed(...)`, `enumerate(...)`'s second name) over a
+    /// container of modules: `flow` is one of them, of whatever module class.
+    pub(crate) fn bind_elements(&mut self, target: &Expr, iter: &Expr) {
+        if !self.function.flow.in_model {
+            return;
+        }
+        let (iter, target) = match (iter, target) {
+            (Expr::Call(call), Expr::Tuple(pair))
+                if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "enumerate")
+                    && pair.len() == 2 =>
+            {
+                (call.arguments.find_positional(0), &pair.elts[1])
+            }
+            (Expr::Call(call), target) if matches!(&*call.func, Expr::Name(f) if f.id.as_str() == "reversed") => {
+                (call.arguments.find_positional(0), target)
+            }
+            (iter, target) => (Some(iter), target),
+        };
+        let container = iter.and_then(own_attribute).is_some_and(|attribute| {
+            (self.model_class()).is_some_and(|class| {
+                matches!(
+                    class.submodules.get(attribute),
+                    Some(Submodule {
+                        class: None,
+                        known: true
+                    })
+                )
+            })
+        });
+        if let (true, Expr::Name(name)) = (container, target) {
+            self.function.flow.elements.insert(name.id.as_str().into());
+        }
+    }
+
     /// The project's function or method a call calls, by dotted path: a method of the class
     /// (`self.mask(x)`), of a submodule's class (`self.decoder.init_hidden(n)`), or a function
     /// of the project's (`utils.pad(x)`), as `path` resolved it.
     fn project_callee(&self, call: &ast::ExprCall, path: Option<&str>) -> Option<CompactString> {
         if let Some(own) = self.own_method(&call.func) {
             return Some(own);
+        }
+        // A method of a container's module: any module class's of that name.
+        if let Expr::Attribute(method) = &*call.func
+            && let Expr::Name(element) = &*method.value
+            && self.function.flow.elements.contains(element.id.as_str())
+        {
+            return Some(["*.", method.attr.as_str()].concat().into());
         }
         if let Expr::Attribute(method) = &*call.func
             && let Some(submodule) = own_attribute(&method.value)
