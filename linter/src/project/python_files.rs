@@ -419,13 +419,6 @@ pub fn keep_standing(
         }) => project.is_fed(fed, function, parameters),
         _ => true,
     });
-    // Of a rule's candidates at one place, each standing on what a different parameter is
-    // handed, the first that stands.
-    let mut kept: rustc_hash::FxHashSet<(&'static str, usize)> = Default::default();
-    findings.retain(|finding| {
-        !matches!(finding.requires, Some(Requirement::Fed { .. }))
-            || kept.insert((finding.rule.name, finding.span.start))
-    });
 }
 
 /// What the Python checker needs of a file, its configuration, the name of its package and

@@ -92,7 +92,8 @@ pub struct TensorReturn {
 /// A call that hands a tensor that follows the model to a function of the project.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HandedOn {
-    /// The callee, a dotted path as the call names it.
+    /// The callee, a dotted path as the call names it; `*.name` for a method called on a
+    /// module of a container, which may be any module class's ([`Project::is_fed`]).
     pub function: String,
     /// The parameter: its place among the arguments (`#0`), or a keyword's name.
     pub parameter: String,

@@ -83,7 +83,8 @@ impl Project {
                         continue;
                     }
                     let inherited = [other.as_str(), ".", method].concat();
-                    if self.names(&inherited, |path| holds(path)) || holds(&inherited) {
+                    // `fed` holds only the paths `names` reaches, as `fed` puts them there.
+                    if self.names(&inherited, |path| holds(path)) {
                         return true;
                     }
                     pending.push(other);

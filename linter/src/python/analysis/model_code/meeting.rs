@@ -218,18 +218,20 @@ impl Checker<'_, '_> {
         };
         // A tensor reported once for certain is reported once. One that may meet the model's
         // tensors in several places, each if model code hands a different parameter, is a
-        // candidate at each (the project keeps the first that stands), unless one is certain.
+        // candidate at each, unless one is certain: of those the project lets stand, the run
+        // keeps the first, as it keeps one finding of a rule at one place.
         let certain = requires.is_none();
         let already = |event: &Event<'_>| {
             matches!(event, Event::UnplacedTensor { span: at, requires: was, .. }
                 if at.start == span.start && (certain || *was == requires))
         };
-        match self.model.reported.insert(span.start, certain) {
+        match self.model.reported.get(&span.start) {
             Some(true) => return,
             Some(false) if !certain && self.events.iter().any(already) => return,
             Some(false) if certain => self.events.retain(|event| !already(event)),
             Some(false) | None => {}
         }
+        self.model.reported.insert(span.start, certain);
         let shown = |span: &Range<usize>| {
             let text = (self.source(span).split_whitespace())
                 .collect::<Vec<_>>()
