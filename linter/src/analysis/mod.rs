@@ -6,19 +6,23 @@
 
 use std::ops::Range;
 
-use crate::api::{Chooser, Entry};
+use crate::api::{Chooser, Entry, last_part};
 use crate::diagnostic::Requirement;
 
 /// Whether the last part of a dotted name says it holds a device (`device`, `self.device_id`),
 /// not a device type (`device_type`): a parameter so named is its caller's device, in either
 /// language.
 pub(crate) fn says_device(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name).as_bytes();
-    let holds = |word: &[u8]| {
-        last.windows(word.len())
-            .any(|window| window.eq_ignore_ascii_case(word))
-    };
-    holds(b"device") && !holds(b"type")
+    let last = last_part(name).as_bytes();
+    holds_word(last, b"device") && !holds_word(last, b"type")
+}
+
+/// Whether `text` holds `word` (lowercase ASCII) in any case.
+fn holds_word(text: &[u8], word: &[u8]) -> bool {
+    text.len() >= word.len()
+        && text
+            .windows(word.len())
+            .any(|window| window[0] | 0x20 == word[0] && window.eq_ignore_ascii_case(word))
 }
 
 /// Whether the last part of a dotted name says it holds a GPU's index (`gpu`, `gpu_id`,
@@ -26,7 +30,16 @@ pub(crate) fn says_device(name: &str) -> bool {
 /// something else (`cuda_idx`, a kernel's): an integer bound to such a name, or passed as such a
 /// keyword, names a GPU.
 pub(crate) fn says_gpu_index(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name);
+    let last = last_part(name);
+    // Most names hold none of the words that could make them one.
+    let bytes = last.as_bytes();
+    if !(holds_word(bytes, b"gpu")
+        || holds_word(bytes, b"ordinal")
+        || holds_word(bytes, b"rank")
+        || holds_word(bytes, b"device"))
+    {
+        return false;
+    }
     let is = |part: &str, word: &str| part.eq_ignore_ascii_case(word);
     let mut parts = last.split('_').filter(|part| !part.is_empty());
     let Some(end) = parts.next_back() else {

@@ -206,6 +206,15 @@ pub struct Api {
     launchers: Vec<memmem::Finder<'static>>,
 }
 
+/// The last part of a dotted name (`device` of `self.device`). Found by a plain scan: the
+/// names are short, and the walkers ask about most names they meet.
+pub(crate) fn last_part(dotted: &str) -> &str {
+    match dotted.bytes().rposition(|byte| byte == b'.') {
+        Some(dot) => &dotted[dot + 1..],
+        None => dotted,
+    }
+}
+
 /// A set of names that can be asked about an identifier without making a string of it: most
 /// names in real code are in no such set, and the walker asks for every path and method.
 #[derive(Clone, Debug, Default)]
@@ -573,8 +582,7 @@ impl Api {
     /// The entry of a Python-style dotted path (`torch.cuda.set_device`): most paths a file
     /// names are no table's, and are told apart by their last name before a key is built.
     pub fn dotted_item(&self, path: &str) -> Option<&Entry> {
-        let last = path.rsplit('.').next().unwrap_or_default();
-        if !self.items_end.last.contains(last) {
+        if !self.items_end.last.contains(last_part(path)) {
             return None;
         }
         self.items.get(&path.replace('.', "::"))

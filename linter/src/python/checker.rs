@@ -237,7 +237,7 @@ impl<'a> Checker<'a, '_> {
         // still see its `self`.
         let owner = self.class_body.take();
         let configured = !self.configured.is_empty() && {
-            let full = format!("{}.{}", self.module, self.qualname.join("."));
+            let full = [self.module.as_str(), ".", &self.qualname.join(".")].concat();
             self.configured.iter().any(|entry| entry == &full)
         };
         let state = FnState {

@@ -5,6 +5,7 @@
 
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry as Bound;
 use std::ops::Range;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -69,7 +70,15 @@ impl Scope {
         package: &[String],
         walrus: Walrus,
     ) -> Scope {
-        let mut scope = Scope::default();
+        // Most statements of a body bind a name at most: sized once, not grown name by name.
+        let parameter_count = parameters.map_or(0, |parameters| parameters.len());
+        let mut scope = Scope {
+            names: FxHashMap::with_capacity_and_hasher(
+                parameter_count + body.len(),
+                Default::default(),
+            ),
+            globs: Vec::new(),
+        };
         if let Some(parameters) = parameters {
             for parameter in parameters.iter() {
                 scope.bind(parameter.name().as_str(), Binding::Local);
@@ -190,11 +199,11 @@ impl Scope {
             Binding::Import(_) => 1,
             Binding::Local => 0,
         };
-        match self.names.get_mut(name) {
-            Some(bound) if rank(bound) > rank(&binding) => {}
-            Some(bound) => *bound = binding,
-            None => {
-                self.names.insert(name.into(), binding);
+        match self.names.entry(name.into()) {
+            Bound::Occupied(bound) if rank(bound.get()) > rank(&binding) => {}
+            Bound::Occupied(mut bound) => *bound.get_mut() = binding,
+            Bound::Vacant(vacant) => {
+                vacant.insert(binding);
             }
         }
     }
@@ -432,11 +441,21 @@ pub(crate) fn keyed(expr: &Expr) -> Option<String> {
     let Expr::Subscript(subscript) = expr else {
         return None;
     };
-    Some(format!(
-        "{}[{:?}]",
-        dotted(&subscript.value)?,
-        string(&subscript.slice)?
+    Some(keyed_name(
+        &dotted(&subscript.value)?,
+        string(&subscript.slice)?,
     ))
+}
+
+/// `name["key"]`: how a string key of a name is bound, the key written as Rust's `{:?}` writes
+/// it. Most keys are plain words, written without the formatting machinery.
+pub(crate) fn keyed_name(name: &str, key: &str) -> String {
+    let plain =
+        |byte: &u8| byte.is_ascii_graphic() && !matches!(byte, b'"' | b'\\') || *byte == b' ';
+    match key.as_bytes().iter().all(plain) {
+        true => [name, "[\"", key, "\"]"].concat(),
+        false => format!("{name}[{key:?}]"),
+    }
 }
 
 /// `a.b.c` for a chain of attributes on a name.

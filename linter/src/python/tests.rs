@@ -425,3 +425,23 @@ for i, (a, *b) in pairs:
     let names = assigned_names(&parsed.syntax().body, false, Walrus::Possible);
     assert!(names.contains("n"), "{names:?}");
 }
+
+#[test]
+fn a_keyed_name_writes_its_key_as_debug_formatting_does() {
+    for key in [
+        "device",
+        "device map",
+        "it's",
+        "a\"b",
+        "back\\slash",
+        "tab\t",
+        "é",
+        "",
+    ] {
+        assert_eq!(
+            semantic::keyed_name("params", key),
+            format!("params[{key:?}]"),
+            "{key}"
+        );
+    }
+}

@@ -9,7 +9,7 @@ use crate::analysis::{says_device, says_gpu_index};
 use crate::python::analysis::calls::holds_map;
 use crate::python::analysis::flow::Choice;
 use crate::python::checker::Checker;
-use crate::python::semantic::{dotted, integer, last_name, range, string};
+use crate::python::semantic::{dotted, integer, keyed_name, last_name, range, string};
 
 impl Checker<'_, '_> {
     /// `target op= value`, once its expressions are walked.
@@ -136,7 +136,7 @@ impl Checker<'_, '_> {
                     if let Expr::Dict(map) = value {
                         for item in map.iter() {
                             if let Some(key) = item.key.as_ref().and_then(string) {
-                                let keyed = format!("{name}[{key:?}]");
+                                let keyed = keyed_name(&name, key);
                                 self.bind_device_string(&keyed, &item.value, module_level);
                             }
                         }

@@ -390,7 +390,7 @@ fn imported(
     let mut found = false;
     for module in module_names(cx) {
         let path = match name {
-            Some(name) => format!("{module}.{name}"),
+            Some(name) => [module.as_str(), ".", name].concat(),
             None => module.clone(),
         };
         found |= match by {

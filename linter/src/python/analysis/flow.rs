@@ -263,12 +263,14 @@ impl<'a> Checker<'a, '_> {
         if self.function.flow.pending.is_empty() && self.file_pending.is_empty() {
             return None;
         }
-        let name = dotted(expr).or_else(|| self.pending_name_in(expr))?;
-        self.function
-            .flow
-            .pending
-            .get(&name)
-            .or_else(|| self.file_pending.get(&name))
+        let held = |name: &str| {
+            (self.function.flow.pending.get(name)).or_else(|| self.file_pending.get(name))
+        };
+        match expr {
+            // Most values asked about are plain names: looked up as written.
+            Expr::Name(name) => held(name.id.as_str()),
+            _ => held(&dotted(expr).or_else(|| self.pending_name_in(expr))?),
+        }
     }
 
     /// Whether `value` is `torch.device(name)` of a name holding a device chosen here, without
@@ -620,15 +622,14 @@ impl<'a> Checker<'a, '_> {
     pub(crate) fn bind_device_string(&mut self, name: &str, value: &Expr, file: bool) {
         // `self.device = device`, `device = torch.device(device)`: the name holds what the
         // other held (read before the name's old value goes).
+        let built = self.built_device(value);
         let from = match value {
             // With an index (`torch.device(device, local_rank)`) it is no longer the current
             // device the name held.
-            Expr::Call(call) if self.built_device(value) => {
-                match call.arguments.find_argument_value("index", 1) {
-                    Some(_) => None,
-                    None => call.arguments.find_argument_value("type", 0),
-                }
-            }
+            Expr::Call(call) if built => match call.arguments.find_argument_value("index", 1) {
+                Some(_) => None,
+                None => call.arguments.find_argument_value("type", 0),
+            },
             // `kwargs.get("device", default_device)`: what the default held, for callers who
             // pass no device.
             Expr::Call(call) if device_lookup(call) => call.arguments.args.get(1),
@@ -636,14 +637,14 @@ impl<'a> Checker<'a, '_> {
         };
         let held = from.and_then(|from| self.pending_of(from)).cloned();
         // Read before the name's old value goes (`device = torch.device(device)`).
-        let built_from_held = held.is_some() && self.built_device(value);
+        let built_from_held = held.is_some() && built;
         // Kept in an attribute that says device, for other modules to place with.
         let escapes = file
             && name.contains('.')
             && says_device(name)
             && (matches!(value, Expr::Call(_))
                 || built_from_held
-                || self.built_device(value)
+                || built
                 || self.current_type(value));
         // A new value replaces what the name held, wherever it was kept; an attribute set in
         // several methods (`self.device = torch.device("cuda")` in one, `"cpu"` in another)

@@ -12,6 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast as ast;
 
+use crate::api::last_part;
 use crate::python::semantic::Imports;
 
 mod model_classes;
@@ -450,8 +451,7 @@ impl Project {
         if found(path) {
             return true;
         }
-        let last = path.rsplit_once('.').map_or(path, |(_, name)| name);
-        if !self.bound.contains(last) {
+        if !self.bound.contains(last_part(path)) {
             return false;
         }
         // What a module's name is bound to: its import of it, or else the same name in each
