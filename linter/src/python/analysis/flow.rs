@@ -65,6 +65,9 @@ pub(crate) struct Flow {
     pub(crate) fed_by: Option<(CompactString, Vec<(usize, CompactString)>)>,
     /// In model code, names bound to tensors made on the CPU: where each was made.
     pub(crate) cpu_made: FxHashMap<CompactString, (Range<usize>, MadeOnCpu)>,
+    /// In model code, names bound to data written out (`weights = [1.0, 2.0]`): a tensor made
+    /// of one has a dimension, and is no scalar.
+    pub(crate) sequences: FxHashSet<CompactString>,
     /// In model code, names a loop binds to the modules of one of the module's containers
     /// (`for flow in self.flows:`): a method called on one may be any module class's.
     pub(crate) elements: FxHashSet<CompactString>,

@@ -362,7 +362,16 @@ impl Checker<'_, '_> {
             }
             (iter, target) => (Some(iter), target),
         };
-        let container = iter.and_then(own_attribute).is_some_and(|attribute| {
+        let container = iter.is_some_and(|iter| self.is_module_container(iter));
+        if let (true, Expr::Name(name)) = (container, target) {
+            self.function.flow.elements.insert(name.id.as_str().into());
+        }
+    }
+
+    /// Whether `value` is one of the module's containers of modules (`self.flows` of
+    /// `self.flows = nn.ModuleList(flows)`).
+    fn is_module_container(&self, value: &Expr) -> bool {
+        own_attribute(value).is_some_and(|attribute| {
             (self.model_class()).is_some_and(|class| {
                 matches!(
                     class.submodules.get(attribute),
@@ -372,10 +381,7 @@ impl Checker<'_, '_> {
                     })
                 )
             })
-        });
-        if let (true, Expr::Name(name)) = (container, target) {
-            self.function.flow.elements.insert(name.id.as_str().into());
-        }
+        })
     }
 
     /// The project's function or method a call calls, by dotted path: a method of the class
@@ -385,10 +391,14 @@ impl Checker<'_, '_> {
         if let Some(own) = self.own_method(&call.func) {
             return Some(own);
         }
-        // A method of a container's module: any module class's of that name.
+        // A method of a container's module (`flow.inverse(z)` in a loop over `self.flows`,
+        // `self.flows[i].inverse(z)`): any module class's of that name.
         if let Expr::Attribute(method) = &*call.func
-            && let Expr::Name(element) = &*method.value
-            && self.function.flow.elements.contains(element.id.as_str())
+            && match &*method.value {
+                Expr::Name(element) => self.function.flow.elements.contains(element.id.as_str()),
+                Expr::Subscript(element) => self.is_module_container(&element.value),
+                _ => false,
+            }
         {
             return Some(["*.", method.attr.as_str()].concat().into());
         }
@@ -508,6 +518,10 @@ impl Checker<'_, '_> {
                     Some(made) => self.function.flow.cpu_made.insert(name.clone(), made),
                     None => self.function.flow.cpu_made.remove(&name),
                 };
+                match self.is_sequence(value) {
+                    true => self.function.flow.sequences.insert(name.clone()),
+                    false => self.function.flow.sequences.remove(&name),
+                };
                 match follows {
                     Some(origin) => self.function.flow.follows.insert(name, origin),
                     None => self.function.flow.follows.remove(&name),
@@ -518,6 +532,7 @@ impl Checker<'_, '_> {
                 let follows = self.follows(value);
                 for name in elts.iter().filter_map(bound_name) {
                     self.function.flow.cpu_made.remove(&name);
+                    self.function.flow.sequences.remove(&name);
                     match follows {
                         Some(origin) => self.function.flow.follows.insert(name, origin),
                         None => self.function.flow.follows.remove(&name),

@@ -135,11 +135,11 @@ impl Checker<'_, '_> {
                     "from_numpy" => true,
                     // Data written out; a number (`torch.tensor(scale)`) makes a 0-dim tensor,
                     // which PyTorch takes as a scalar on any device.
-                    "tensor" | "as_tensor" => written_out(call),
+                    "tensor" | "as_tensor" => self.written_out(call),
                     // A legacy typed tensor of the CPU, of data written out or of its sizes
                     // (`torch.IntTensor(batch, 1)`).
                     legacy if legacy.ends_with("Tensor") && !legacy.contains('.') => {
-                        written_out(call) || call.arguments.args.len() > 1
+                        self.written_out(call) || call.arguments.args.len() > 1
                     }
                     // `torch.zeros(())` is 0-dim too.
                     factory if self.api.names.factories.contains(factory) => {
@@ -421,10 +421,27 @@ pub(super) fn device_of(value: &Expr) -> Option<&Expr> {
     }
 }
 
-/// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`).
-pub(super) fn written_out(call: &ast::ExprCall) -> bool {
-    matches!(
-        call.arguments.find_positional(0),
-        Some(Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_))
-    )
+impl Checker<'_, '_> {
+    /// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`), or is a
+    /// name the function bound to data written out (`torch.tensor(weights)` after `weights =
+    /// [1.0, 2.0]`): a tensor of one dimension or more, which no op takes as a scalar.
+    fn written_out(&self, call: &ast::ExprCall) -> bool {
+        (call.arguments.find_positional(0)).is_some_and(|data| self.is_sequence(data))
+    }
+
+    /// Whether `value` is data written out: a list, a tuple or a comprehension, one made by
+    /// the builtin `list` or `tuple` (`list(range(n))`), a name the function bound to one, or a
+    /// choice between such (`cb1 if inverse else cb0`).
+    pub(super) fn is_sequence(&self, value: &Expr) -> bool {
+        match value {
+            Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_) => true,
+            Expr::Name(name) => self.function.flow.sequences.contains(name.id.as_str()),
+            Expr::If(choice) => self.is_sequence(&choice.body) && self.is_sequence(&choice.orelse),
+            Expr::Call(call) => {
+                matches!(&*call.func, Expr::Name(f) if matches!(f.id.as_str(), "list" | "tuple"))
+                    && self.resolve(&call.func).is_none()
+            }
+            _ => false,
+        }
+    }
 }
