@@ -46,6 +46,10 @@ pub struct CallNames {
     /// named in `combining` or `meeting` is an op where its tensors meet.
     #[serde(default)]
     pub tensor_libraries: FxHashSet<String>,
+    /// `torch.nn` modules without weights (`Dropout`, `ReLU`, `MaxPool2d`), by class name: given a
+    /// CPU tensor, one gives it back on the CPU and meets nothing of the model's.
+    #[serde(default)]
+    pub weightless_layers: FxHashSet<String>,
     /// Tensor methods that may move a tensor to another device: every other tensor method that
     /// gives a tensor gives it on the tensor's device.
     #[serde(default)]
@@ -121,6 +125,7 @@ impl CallNames {
             batch_hooks,
             export_checks,
             tensor_libraries,
+            weightless_layers,
             moving,
             reductions,
             wrapping,
@@ -149,6 +154,7 @@ impl CallNames {
         self.batch_hooks.extend(batch_hooks);
         self.export_checks.extend(export_checks);
         self.tensor_libraries.extend(tensor_libraries);
+        self.weightless_layers.extend(weightless_layers);
         self.moving.extend(moving);
         self.reductions.extend(reductions);
         self.wrapping.extend(wrapping);

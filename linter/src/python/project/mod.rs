@@ -88,6 +88,9 @@ pub struct TensorReturn {
     /// Where it makes on the CPU a tensor it returns (`return torch.zeros(n).uniform_() < p`),
     /// in its own file.
     pub made: Option<Range<usize>>,
+    /// Whether a `return` gives a tensor it moved (`return x.to(torch.device("cuda"))`, in a
+    /// project's own `cuda(x)` helper): where the value is, the function chose.
+    pub moves: bool,
 }
 
 /// A call that hands a tensor that follows the model to a function of the project.

@@ -144,6 +144,9 @@ struct Submodule {
 enum Made {
     /// `torch.nn`'s layers and parameters; whether a recurrent layer.
     Torch(bool),
+    /// `torch.nn`'s layers without weights (`nn.Dropout`), which give back what they are
+    /// given, where it is.
+    Weightless,
     /// The project's modules of this file (with its class's dotted path), and containers of
     /// modules.
     Own(Option<String>),
@@ -206,6 +209,16 @@ impl Checker<'_, '_> {
             .flat_map(|def| def.parameters.iter_non_variadic_params().skip(1))
             .map(|parameter| parameter.parameter.name.as_str())
             .collect();
+        // The constructor's parameters annotated as sequences (`levels: list[int]`) are data
+        // written out while its assignments are read (`torch.tensor(levels)`).
+        let init_sequences = (class.body.iter())
+            .filter_map(|stmt| match stmt {
+                Stmt::FunctionDef(def) if def.name.as_str() == "__init__" => Some(def),
+                _ => None,
+            })
+            .flat_map(sequence_parameters)
+            .collect();
+        let outer_sequences = std::mem::replace(&mut self.function.flow.sequences, init_sequences);
         // Each attribute's assignments: a CPU tensor stays behind only if nothing else sets it.
         let mut set: FxHashMap<CompactString, Option<Range<usize>>> = FxHashMap::default();
         let mut pending: Vec<&Stmt> = class.body.iter().collect();
@@ -234,6 +247,8 @@ impl Checker<'_, '_> {
                                 model.follows.insert(attribute.into());
                                 model.layers.insert(attribute.into(), recurrent);
                             }
+                            // No weights: nothing of the model's for a CPU input to meet.
+                            Some(Made::Weightless) => {}
                             Some(Made::Own(class)) => {
                                 model.follows.insert(attribute.into());
                                 let submodule = Submodule { class, known: true };
@@ -246,6 +261,10 @@ impl Checker<'_, '_> {
                                     .insert(attribute.into(), Submodule { class, known });
                             }
                             None => {}
+                        }
+                        // `self.mask = None` in another branch: no tensor, wherever one is.
+                        if assign.value.is_none_literal_expr() {
+                            continue;
                         }
                         let cpu = self.made_on_cpu(&assign.value).map(|(made, _)| made);
                         let entry = set.entry(attribute.into()).or_insert(cpu.clone());
@@ -271,6 +290,7 @@ impl Checker<'_, '_> {
                 _ => {}
             }
         }
+        self.function.flow.sequences = outer_sequences;
         for (attribute, cpu) in set {
             if let Some(cpu) = cpu
                 && !model.follows.contains(&attribute)
@@ -309,6 +329,7 @@ impl Checker<'_, '_> {
         match name {
             // Containers hold what the project puts in them.
             "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own(None)),
+            _ if self.api.names.weightless_layers.contains(name) => Some(Made::Weightless),
             _ if name.starts_with(char::is_uppercase) => Some(Made::Torch(
                 ["RNN", "GRU", "LSTM"]
                     .iter()
@@ -333,7 +354,7 @@ impl Checker<'_, '_> {
                     if assign.targets.iter().any(|t| own_attribute(t).is_some())
                         && matches!(
                             self.makes_module(&assign.value),
-                            Some(Made::Torch(_) | Made::Own(_))
+                            Some(Made::Torch(_) | Made::Weightless | Made::Own(_))
                         ) =>
                 {
                     return true;
@@ -453,6 +474,12 @@ impl Checker<'_, '_> {
         let model_method = !in_constructor && self.model_class().is_some();
         let module_function = self.model.enabled && self.qualname.len() == 1;
         self.function.flow.in_model = model_method || module_function;
+        if self.function.flow.in_model {
+            self.function
+                .flow
+                .sequences
+                .extend(sequence_parameters(def));
+        }
         if !(module_function || method && model_method) {
             return;
         }
@@ -542,6 +569,27 @@ impl Checker<'_, '_> {
             _ => {}
         }
     }
+}
+
+/// The parameters of `def` annotated as sequences (`levels: list[int]`, `sizes: Tuple[int,
+/// ...]`, `Sequence[float]`): a tensor made of one has a dimension.
+fn sequence_parameters(def: &ast::StmtFunctionDef) -> impl Iterator<Item = CompactString> + '_ {
+    def.parameters
+        .iter_non_variadic_params()
+        .filter_map(|parameter| {
+            let annotation = parameter.parameter.annotation.as_deref()?;
+            let container = match annotation {
+                Expr::Subscript(generic) => &*generic.value,
+                bare => bare,
+            };
+            let name = match container {
+                Expr::Name(name) => name.id.as_str(),
+                Expr::Attribute(attribute) => attribute.attr.as_str(),
+                _ => return None,
+            };
+            matches!(name, "list" | "List" | "tuple" | "Tuple" | "Sequence")
+                .then(|| parameter.parameter.name.as_str().into())
+        })
 }
 
 /// Whether a type annotation holds no tensor: numbers, strings and containers of them

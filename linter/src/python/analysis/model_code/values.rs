@@ -81,8 +81,7 @@ impl Checker<'_, '_> {
                     // What a method of a CPU tensor gives is on the CPU (a view, a part, a sum,
                     // another dtype), unless it moves it, or reduces it to one number, which
                     // PyTorch takes as a scalar (`lengths.max()`).
-                    let moves = self.api.names.moving.contains(name)
-                        && !(name == "to" && self.only_dtypes(call));
+                    let moves = self.moves(call);
                     let number = self.api.names.reductions.contains(name)
                         && call.arguments.args.is_empty()
                         && call.arguments.find_keyword("dim").is_none();
@@ -118,7 +117,8 @@ impl Checker<'_, '_> {
                     if let Some(made) = returned.made.clone().filter(|_| self.defines(&callee)) {
                         return Some((made, MadeOnCpu::Made));
                     }
-                    return (!returned.model)
+                    // What it computes from its arguments, unless it moves what it returns.
+                    return (!returned.model && !returned.moves)
                         .then(|| {
                             Checker::returned_from(call, &returned)
                                 .find_map(|argument| self.made_on_cpu(argument))
@@ -170,10 +170,25 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// Whether `call` is a tensor method that moves the tensor (`x.to(device)`, `x.cuda()`; not
+    /// `x.to(torch.float16)`).
+    fn moves(&self, call: &ast::ExprCall) -> bool {
+        let Expr::Attribute(method) = &*call.func else {
+            return false;
+        };
+        let name = method.attr.as_str();
+        self.api.names.moving.contains(name) && !(name == "to" && self.only_dtypes(call))
+    }
+
     /// `return value` in code that may be model code: what the function returns of tensors.
     pub(crate) fn model_returned(&mut self, value: &Expr) {
         if !self.function.flow.in_model {
             return;
+        }
+        if let Expr::Call(call) = value
+            && self.moves(call)
+        {
+            self.function.flow.returned.moves = true;
         }
         let origin = self.follows(value);
         // `return nn.Parameter(w)`: made to be set as a module's attribute, registered there
