@@ -523,9 +523,11 @@ impl<'a> Checker<'a, '_> {
             return match value {
                 Expr::Name(name) => self.function.flow.facts.get(name.id.as_str()).cloned(),
                 // `xx * 2 - 1`, `xx / (n - 1)`: a tensor with what has no device known (a number)
-                // stays where it is; with a tensor elsewhere the op fails (`device_mismatch`).
+                // or with a tensor on the same device stays where it is; with a tensor elsewhere
+                // the op fails (`device_mismatch`).
                 Expr::BinOp(op) => match (self.fact_of(&op.left), self.fact_of(&op.right)) {
                     (Some(fact), None) | (None, Some(fact)) => Some(fact),
+                    (Some(left), Some(right)) if left.device == right.device => Some(left),
                     _ => None,
                 },
                 _ => None,
