@@ -36,6 +36,8 @@ impl Checker<'_, '_> {
                     class.and_then(|class| class.submodules.get(name).cloned()),
                 )
             }
+            // A part of a layer of `torch.nn` (`self.transformer.decoder(...)`): a layer too.
+            Expr::Attribute(part) if self.is_layer(part) => (Some(false), None),
             _ => (None, None),
         };
         let combining = match &*call.func {
@@ -64,8 +66,19 @@ impl Checker<'_, '_> {
                     (None, Some(_)) => 1,
                     (None, None) => return,
                 };
+                // A layer's masks (`attn_mask=`, `tgt_mask=`) are where its input is.
+                let masks = (call.arguments.keywords.iter())
+                    .filter(|_| layer.is_some())
+                    .filter(|keyword| {
+                        keyword
+                            .arg
+                            .as_ref()
+                            .is_some_and(|arg| arg.ends_with("mask"))
+                    })
+                    .map(|keyword| &keyword.value);
                 std::iter::once(&*call.func)
                     .chain(call.arguments.args.iter().take(inputs))
+                    .chain(masks)
                     .collect()
             }
         };
@@ -134,11 +147,17 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// Whether `self.<name>` is a layer of `torch.nn`.
+    /// Whether `self.<name>` is a layer of `torch.nn`, or a part of one
+    /// (`self.transformer.decoder`).
     pub(super) fn is_layer(&self, attribute: &ast::ExprAttribute) -> bool {
-        is_self(&attribute.value)
-            && (self.model_class())
-                .is_some_and(|class| class.layers.contains_key(attribute.attr.as_str()))
+        match &*attribute.value {
+            Expr::Attribute(layer) => self.is_layer(layer),
+            owner => {
+                is_self(owner)
+                    && (self.model_class())
+                        .is_some_and(|class| class.layers.contains_key(attribute.attr.as_str()))
+            }
+        }
     }
 
     /// `positions < lengths`: a comparison of tensors is an op where they meet.

@@ -291,6 +291,33 @@ impl Checker<'_, '_> {
             }
         }
         self.function.flow.sequences = outer_sequences;
+        // What the file's base classes set up, unless this class sets it itself
+        // (`self.transformer` of a base's constructor, used in a subclass's `forward`).
+        for base in class.bases() {
+            let Expr::Name(name) = base else { continue };
+            let Some(base) = self.model.classes.get(name.id.as_str()) else {
+                continue;
+            };
+            let own = |attribute: &CompactString| set.contains_key(attribute);
+            model
+                .follows
+                .extend(base.follows.iter().filter(|a| !own(a)).cloned());
+            for (attribute, recurrent) in base.layers.iter().filter(|(a, _)| !own(a)) {
+                model.layers.entry(attribute.clone()).or_insert(*recurrent);
+            }
+            for (attribute, submodule) in base.submodules.iter().filter(|(a, _)| !own(a)) {
+                (model.submodules.entry(attribute.clone())).or_insert_with(|| submodule.clone());
+            }
+            for (attribute, made) in base.on_cpu.iter().filter(|(a, _)| !own(a)) {
+                model
+                    .on_cpu
+                    .entry(attribute.clone())
+                    .or_insert_with(|| made.clone());
+            }
+            model
+                .given
+                .extend(base.given.iter().filter(|a| !own(a)).cloned());
+        }
         for (attribute, cpu) in set {
             if let Some(cpu) = cpu
                 && !model.follows.contains(&attribute)
