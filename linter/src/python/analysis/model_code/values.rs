@@ -257,6 +257,19 @@ impl Checker<'_, '_> {
         {
             return Some((callee, returned.clone()));
         }
+        // A method the class inherits from a base of this file (`self.causal_mask(n)`).
+        if let Expr::Attribute(method) = &*call.func
+            && is_self(&method.value)
+            && let Some(inherited) = (self.model_class()).and_then(|class| {
+                class.bases.iter().find_map(|base| {
+                    let path = [base.as_str(), ".", method.attr.as_str()].concat();
+                    (self.model.returns.iter()).find(|(known, _)| *known == path)
+                })
+            })
+        {
+            let (path, returned) = inherited;
+            return Some((path.as_str().into(), returned.clone()));
+        }
         // A function of this module, or a method of the module or of one of its submodules.
         let own = self.defines(&callee)
             || matches!(&*call.func, Expr::Attribute(method)
