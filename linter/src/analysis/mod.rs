@@ -19,10 +19,8 @@ pub(crate) fn says_device(name: &str) -> bool {
 
 /// Whether `text` holds `word` (lowercase ASCII) in any case.
 fn holds_word(text: &[u8], word: &[u8]) -> bool {
-    text.len() >= word.len()
-        && text
-            .windows(word.len())
-            .any(|window| window[0] | 0x20 == word[0] && window.eq_ignore_ascii_case(word))
+    (text.windows(word.len()))
+        .any(|window| window[0] | 0x20 == word[0] && window.eq_ignore_ascii_case(word))
 }
 
 /// Whether the last part of a dotted name says it holds a GPU's index (`gpu`, `gpu_id`,

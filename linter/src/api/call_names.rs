@@ -180,7 +180,7 @@ impl CallNames {
 
     /// Whether the dotted `path` names one of [`CallNames::module_classes`].
     pub fn is_module_class(&self, path: &str) -> bool {
-        let (package, class) = (path.split('.').next(), path.rsplit('.').next());
+        let (package, class) = (path.split('.').next(), Some(super::last_part(path)));
         (package.zip(class)).is_some_and(|(package, class)| {
             path.contains('.') && self.module_classes.contains(&format!("{package}.{class}"))
         })

@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::api::{Api, Entry, Role};
+use crate::api::{Api, Entry, Role, last_part};
 use crate::python::semantic::{Imports, Scope, dotted, package_of};
 use crate::python::{Asked, PyContext};
 use crate::source::FileRole;
@@ -72,8 +72,7 @@ impl FileRun {
         // `tools/`, `bin/` or `benchmarks/` is a program by its folder, unless another module
         // imports it (an app's helpers beside its scripts): then it is library code like any
         // imported module. `__main__.py` always runs.
-        let by_folder =
-            cx.role == FileRole::BinaryRoot && cx.module.rsplit('.').next() != Some("__main__");
+        let by_folder = cx.role == FileRole::BinaryRoot && last_part(&cx.module) != "__main__";
         // `pkg/apis/test.py` is a test by unittest's name pattern, and as often a module of the
         // package's API (`single_gpu_test`, `collect_results`), as `pkg/utils/test_utils.py` is
         // (its package's `__init__.py` imports it): a test file unless a module that is no test
@@ -481,9 +480,7 @@ pub(crate) fn launched(body: &[Stmt], imports: &Imports, api: &Api) -> Launched 
                     Expr::Name(name) => self
                         .imports
                         .get(name.id.as_str())
-                        .map_or(name.id.as_str(), |path| {
-                            path.rsplit('.').next().unwrap_or(path)
-                        }),
+                        .map_or(name.id.as_str(), |path| last_part(path)),
                     Expr::Attribute(attribute) => attribute.attr.as_str(),
                     _ => return None,
                 };

@@ -11,6 +11,7 @@ use ruff_python_ast::{self as ast, Expr};
 use super::values::device_of;
 use super::{given_tensors, is_self};
 use crate::analysis::Event;
+use crate::api::last_part;
 use crate::diagnostic::Requirement;
 use crate::python::analysis::flow::Origin;
 use crate::python::checker::Checker;
@@ -104,7 +105,7 @@ impl Checker<'_, '_> {
         if !self.function.flow.in_model || !self.api.names.tensor_libraries.contains(library) {
             return;
         }
-        let name = path.rsplit('.').next().unwrap_or(path);
+        let name = last_part(path);
         if !self.api.names.combining.contains(name) && !self.api.names.meeting.contains(name) {
             return;
         }

@@ -24,6 +24,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use crate::api::last_part;
 use crate::python::checker::Checker;
 use crate::python::project::{HandedOn, TensorReturn};
 use crate::python::semantic::{dotted, range, string, takes_receiver};
@@ -128,6 +129,28 @@ struct ModelClass {
     bases: Vec<String>,
 }
 
+impl ModelClass {
+    /// Takes what `base` set up of `self`, but the attributes `set_here` (this class's own).
+    /// An attribute left on the CPU stays so unless this class registers it.
+    fn inherit(&mut self, base: &ModelClass, set_here: impl Fn(&CompactString) -> bool) {
+        let kept = |attribute: &&CompactString| !set_here(attribute);
+        self.follows
+            .extend(base.follows.iter().filter(kept).cloned());
+        self.given.extend(base.given.iter().filter(kept).cloned());
+        for (attribute, recurrent) in base.layers.iter().filter(|(a, _)| kept(a)) {
+            self.layers.entry(attribute.clone()).or_insert(*recurrent);
+        }
+        for (attribute, submodule) in base.submodules.iter().filter(|(a, _)| kept(a)) {
+            (self.submodules.entry(attribute.clone())).or_insert_with(|| submodule.clone());
+        }
+        for (attribute, made) in base.on_cpu.iter().filter(|(a, _)| kept(a)) {
+            if !self.follows.contains(attribute) {
+                (self.on_cpu.entry(attribute.clone())).or_insert_with(|| made.clone());
+            }
+        }
+    }
+}
+
 /// A module of the project kept in an attribute.
 #[derive(Clone, Debug)]
 struct Submodule {
@@ -180,7 +203,7 @@ impl Checker<'_, '_> {
             let Some(path) = self.resolve(base) else {
                 continue;
             };
-            let name = path.rsplit('.').next().unwrap_or_default();
+            let name = last_part(&path);
             known |= (path.starts_with("torch.nn.") && name.starts_with(char::is_uppercase))
                 || self.api.names.is_module_class(&path);
             if !path.starts_with("torch.") && path.contains('.') {
@@ -295,28 +318,9 @@ impl Checker<'_, '_> {
         // (`self.transformer` of a base's constructor, used in a subclass's `forward`).
         for base in class.bases() {
             let Expr::Name(name) = base else { continue };
-            let Some(base) = self.model.classes.get(name.id.as_str()) else {
-                continue;
-            };
-            let own = |attribute: &CompactString| set.contains_key(attribute);
-            model
-                .follows
-                .extend(base.follows.iter().filter(|a| !own(a)).cloned());
-            for (attribute, recurrent) in base.layers.iter().filter(|(a, _)| !own(a)) {
-                model.layers.entry(attribute.clone()).or_insert(*recurrent);
+            if let Some(base) = self.model.classes.get(name.id.as_str()) {
+                model.inherit(base, |attribute| set.contains_key(attribute));
             }
-            for (attribute, submodule) in base.submodules.iter().filter(|(a, _)| !own(a)) {
-                (model.submodules.entry(attribute.clone())).or_insert_with(|| submodule.clone());
-            }
-            for (attribute, made) in base.on_cpu.iter().filter(|(a, _)| !own(a)) {
-                model
-                    .on_cpu
-                    .entry(attribute.clone())
-                    .or_insert_with(|| made.clone());
-            }
-            model
-                .given
-                .extend(base.given.iter().filter(|a| !own(a)).cloned());
         }
         for (attribute, cpu) in set {
             if let Some(cpu) = cpu
@@ -348,11 +352,11 @@ impl Checker<'_, '_> {
         }
         let path = self.resolve(&call.func)?;
         let Some(torch) = path.strip_prefix("torch.nn.") else {
-            let class = path.rsplit('.').next()?;
+            let class = last_part(&path);
             let other = !self.api.names.computes(&path) && class.starts_with(char::is_uppercase);
             return other.then(|| Made::Other(path.to_string()));
         };
-        let name = torch.rsplit('.').next()?;
+        let name = last_part(torch);
         match name {
             // Containers hold what the project puts in them.
             "ModuleList" | "ModuleDict" | "Sequential" => Some(Made::Own(None)),
@@ -468,7 +472,7 @@ impl Checker<'_, '_> {
         let model = self.function.flow.in_model;
         let exports = matches!(test, Some(Expr::Call(call))
         if dotted(&call.func).is_some_and(|callee| {
-            let name = callee.rsplit('.').next().unwrap_or(&callee);
+            let name = last_part(&callee);
             self.api.names.export_checks.contains(name)
         }));
         if exports {

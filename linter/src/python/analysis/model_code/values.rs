@@ -170,6 +170,29 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`), or is a
+    /// name the function bound to data written out (`torch.tensor(weights)` after `weights =
+    /// [1.0, 2.0]`): a tensor of one dimension or more, which no op takes as a scalar.
+    fn written_out(&self, call: &ast::ExprCall) -> bool {
+        (call.arguments.find_positional(0)).is_some_and(|data| self.is_sequence(data))
+    }
+
+    /// Whether `value` is data written out: a list, a tuple or a comprehension, one made by
+    /// the builtin `list` or `tuple` (`list(range(n))`), a name the function bound to one, or a
+    /// choice between such (`cb1 if inverse else cb0`).
+    pub(super) fn is_sequence(&self, value: &Expr) -> bool {
+        match value {
+            Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_) => true,
+            Expr::Name(name) => self.function.flow.sequences.contains(name.id.as_str()),
+            Expr::If(choice) => self.is_sequence(&choice.body) && self.is_sequence(&choice.orelse),
+            Expr::Call(call) => {
+                matches!(&*call.func, Expr::Name(f) if matches!(f.id.as_str(), "list" | "tuple"))
+                    && self.resolve(&call.func).is_none()
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `call` is a tensor method that moves the tensor (`x.to(device)`, `x.cuda()`; not
     /// `x.to(torch.float16)`).
     fn moves(&self, call: &ast::ExprCall) -> bool {
@@ -249,26 +272,25 @@ impl Checker<'_, '_> {
     ) -> Option<(CompactString, TensorReturn)> {
         let path = self.resolve(&call.func);
         let callee = self.project_callee(call, path.as_deref())?;
-        if let Some((_, returned)) = self
-            .model
-            .returns
-            .iter()
-            .find(|(known, _)| *known == callee)
-        {
-            return Some((callee, returned.clone()));
-        }
-        // A method the class inherits from a base of this file (`self.causal_mask(n)`).
-        if let Expr::Attribute(method) = &*call.func
-            && is_self(&method.value)
-            && let Some(inherited) = (self.model_class()).and_then(|class| {
-                class.bases.iter().find_map(|base| {
-                    let path = [base.as_str(), ".", method.attr.as_str()].concat();
-                    (self.model.returns.iter()).find(|(known, _)| *known == path)
+        // A method called on `self` may be one the class inherits (`self.causal_mask(n)` that
+        // a base defines): its own path first, then each of its project bases'.
+        let inherited = match &*call.func {
+            Expr::Attribute(method) if is_self(&method.value) => (self.model_class())
+                .map(|class| {
+                    (class.bases.iter())
+                        .map(|base| CompactString::from([base, ".", &method.attr].concat()))
+                        .collect()
                 })
-            })
-        {
-            let (path, returned) = inherited;
-            return Some((path.as_str().into(), returned.clone()));
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let candidates = || std::iter::once(&callee).chain(&inherited);
+        for candidate in candidates() {
+            if let Some((_, returned)) =
+                (self.model.returns.iter()).find(|(known, _)| known == candidate)
+            {
+                return Some((candidate.clone(), returned.clone()));
+            }
         }
         // A function of this module, or a method of the module or of one of its submodules.
         let own = self.defines(&callee)
@@ -277,9 +299,11 @@ impl Checker<'_, '_> {
         if !own && !given() {
             return None;
         }
-        note_asked(&mut self.asked.borrow_mut().tensor_returns, &callee);
-        let returned = self.project.tensor_return(&callee)?.clone();
-        Some((callee, returned))
+        candidates().find_map(|candidate| {
+            note_asked(&mut self.asked.borrow_mut().tensor_returns, candidate);
+            let returned = self.project.tensor_return(candidate)?.clone();
+            Some((candidate.clone(), returned))
+        })
     }
 
     /// Whether the dotted `path` is of this module (`pkg.m.helper` in `pkg.m`).
@@ -446,30 +470,5 @@ pub(super) fn device_of(value: &Expr) -> Option<&Expr> {
     match value {
         Expr::Attribute(of) if of.attr.as_str() == "device" => Some(&of.value),
         _ => None,
-    }
-}
-
-impl Checker<'_, '_> {
-    /// Whether a tensor's data is written out in the call (`torch.tensor([1.0, 2.0])`), or is a
-    /// name the function bound to data written out (`torch.tensor(weights)` after `weights =
-    /// [1.0, 2.0]`): a tensor of one dimension or more, which no op takes as a scalar.
-    fn written_out(&self, call: &ast::ExprCall) -> bool {
-        (call.arguments.find_positional(0)).is_some_and(|data| self.is_sequence(data))
-    }
-
-    /// Whether `value` is data written out: a list, a tuple or a comprehension, one made by
-    /// the builtin `list` or `tuple` (`list(range(n))`), a name the function bound to one, or a
-    /// choice between such (`cb1 if inverse else cb0`).
-    pub(super) fn is_sequence(&self, value: &Expr) -> bool {
-        match value {
-            Expr::List(_) | Expr::Tuple(_) | Expr::ListComp(_) => true,
-            Expr::Name(name) => self.function.flow.sequences.contains(name.id.as_str()),
-            Expr::If(choice) => self.is_sequence(&choice.body) && self.is_sequence(&choice.orelse),
-            Expr::Call(call) => {
-                matches!(&*call.func, Expr::Name(f) if matches!(f.id.as_str(), "list" | "tuple"))
-                    && self.resolve(&call.func).is_none()
-            }
-            _ => false,
-        }
     }
 }
